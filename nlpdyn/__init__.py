@@ -1,0 +1,43 @@
+"""nlpdyn: spatial multibody dynamics with imperfect joints, one optimization problem per step.
+
+The flow (each layer imports only from the ones before it)::
+
+    bodies, joints, force elements      body.py, joints/, forces/
+            |
+         System                         system.py   validate() lists every problem; compile()
+            |                                       builds named CasADi functions once
+        StepProgram                     step_nlp.py the per-step program of FORMULATION.md,
+            |                                       built once per run, re-solved every step
+         Stepper / simulate()           stepper.py  step control, retries, initial conditions
+            |
+          Result                        result.py   arrays, per-step stats, .npz save/load
+
+Example
+-------
+>>> import nlpdyn as nd
+>>> system = nd.System(gravity=(0, 0, -9.81))
+>>> crank = system.add_body("crank", mass=0.12, inertia=(1e-4, 1e-4, 1e-5),
+...                         position=(0, 0.1, 0.16), velocity=(0, -0.24, 0),
+...                         angular_velocity=(6, 0, 0))
+>>> _ = system.add_joint(nd.Revolute(system.ground, crank, point=(0, 0.1, 0.12), axis=(1, 0, 0)))
+>>> res = nd.simulate(system, t_end=0.01, h=1e-3, progress=False)
+>>> res.position("crank").shape
+(11, 3)
+"""
+from .body import BodyState, Ground, RigidBody
+from .forces import ForceElement, Gravity, PointForce, SpringDamper
+from .joints import (BilateralConstraint, Cylindrical, Fixed, Prismatic, Programmed, Revolute,
+                     RotationDriver, Spherical, TranslationDriver, UnilateralConstraint, Universal)
+from .result import Result, StepStats
+from .stepper import StepFailure, StepInfo, Stepper, StepperSettings, simulate
+from .system import CompiledSystem, ModelError, System
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "System", "CompiledSystem", "ModelError", "RigidBody", "Ground", "BodyState",
+    "Spherical", "Revolute", "Cylindrical", "Prismatic", "Universal", "Fixed",
+    "RotationDriver", "TranslationDriver", "Programmed", "BilateralConstraint",
+    "UnilateralConstraint", "ForceElement", "Gravity", "PointForce", "SpringDamper",
+    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "Result", "StepStats",
+]

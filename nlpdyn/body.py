@@ -1,0 +1,163 @@
+"""Rigid bodies, the ground, and the symbolic view of a body's state used by elements."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import casadi as ca
+import numpy as np
+
+from .rotations import from_rotation_matrix, rotation_matrix
+
+
+def _orientation_to_p(orientation) -> np.ndarray:
+    arr = np.asarray(orientation, dtype=float)
+    if arr.shape == (3, 3):
+        return from_rotation_matrix(arr)
+    return arr.reshape(-1)
+
+
+def _inertia_matrix(inertia) -> np.ndarray:
+    arr = np.asarray(inertia, dtype=float)
+    return np.diag(arr) if arr.shape == (3,) else arr
+
+
+@dataclass(eq=False)
+class RigidBody:
+    """A rigid body in the rA formulation.
+
+    Parameters
+    ----------
+    name : str
+        Unique name used for lookups in results.
+    mass : float
+        Mass in kg (> 0).
+    inertia : array_like, shape (3,) or (3, 3)
+        Principal moments or the full inertia matrix about the centre of mass, body frame.
+    position : array_like, shape (3,)
+        Initial centre of mass, global frame.
+    orientation : array_like, shape (4,) or (3, 3)
+        Initial Euler parameters [e0, e1, e2, e3] (unit norm) or rotation matrix (body -> global).
+    velocity : array_like, shape (3,)
+        Initial centre-of-mass velocity, global frame.
+    angular_velocity : array_like, shape (3,)
+        Initial angular velocity, **body frame**.
+    """
+
+    name: str
+    mass: float
+    inertia: np.ndarray
+    position: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    orientation: np.ndarray = field(default_factory=lambda: np.array([1.0, 0, 0, 0]))
+    velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    index: int | None = None
+    is_ground = False
+
+    def __post_init__(self):
+        self.mass = float(self.mass)
+        self.inertia = _inertia_matrix(self.inertia)
+        self.position = np.asarray(self.position, dtype=float).reshape(-1)
+        self.orientation = _orientation_to_p(self.orientation)
+        self.velocity = np.asarray(self.velocity, dtype=float).reshape(-1)
+        self.angular_velocity = np.asarray(self.angular_velocity, dtype=float).reshape(-1)
+
+    def problems(self) -> list[str]:
+        """Every problem with this body's data (empty when valid)."""
+        out = []
+        tag = f"body '{self.name}'"
+        if not np.isfinite(self.mass) or self.mass <= 0:
+            out.append(f"{tag}: mass must be positive and finite, got {self.mass}")
+        if self.inertia.shape != (3, 3) or not np.all(np.isfinite(self.inertia)):
+            out.append(f"{tag}: inertia must be 3 principal moments or a 3x3 matrix")
+        else:
+            if not np.allclose(self.inertia, self.inertia.T, rtol=0, atol=1e-12 * np.abs(self.inertia).max()):
+                out.append(f"{tag}: inertia matrix is not symmetric")
+            eig = np.linalg.eigvalsh(0.5 * (self.inertia + self.inertia.T))
+            if eig.min() <= 0:
+                out.append(f"{tag}: inertia must be positive definite, eigenvalues {eig}")
+            elif eig[0] + eig[1] < eig[2] * (1 - 1e-9):
+                out.append(f"{tag}: principal moments {eig} violate the triangle inequality")
+        for label, arr, n in (("position", self.position, 3), ("velocity", self.velocity, 3),
+                              ("angular_velocity", self.angular_velocity, 3),
+                              ("orientation", self.orientation, 4)):
+            if arr.shape != (n,) or not np.all(np.isfinite(arr)):
+                out.append(f"{tag}: {label} must be {n} finite numbers, got {arr.tolist()}")
+        if self.orientation.shape == (4,) and abs(np.linalg.norm(self.orientation) - 1) > 1e-6:
+            out.append(f"{tag}: orientation Euler parameters must have unit norm, "
+                       f"|p| = {np.linalg.norm(self.orientation):.9g}")
+        return out
+
+    @property
+    def rotation0(self) -> np.ndarray:
+        """Initial rotation matrix (body -> global)."""
+        return rotation_matrix(self.orientation)
+
+    def local_point(self, point) -> np.ndarray:
+        """Body-frame vector s' of a point given in the global frame at the initial configuration."""
+        return self.rotation0.T @ (np.asarray(point, dtype=float) - self.position)
+
+    def local_vector(self, vector) -> np.ndarray:
+        """Body-frame components of a direction given in the global frame initially."""
+        return self.rotation0.T @ np.asarray(vector, dtype=float)
+
+    def __repr__(self):
+        return f"RigidBody({self.name!r}, mass={self.mass})"
+
+
+class Ground(RigidBody):
+    """The fixed global frame: r = 0, A = I, no coordinates."""
+
+    is_ground = True
+
+    def __init__(self, name: str = "ground"):
+        super().__init__(name=name, mass=np.inf, inertia=np.eye(3))
+
+    def problems(self) -> list[str]:
+        return []
+
+    def __repr__(self):
+        return f"Ground({self.name!r})"
+
+
+class BodyState:
+    """Symbolic (or numeric) state of one body as seen by joints and force elements.
+
+    ``r`` (3), ``p`` (4), ``A`` (3x3) and, where velocities are available, ``rdot`` (3, global)
+    and ``w`` (3, body frame). Helpers take geometry in the global frame at the initial
+    configuration, like the element constructors.
+    """
+
+    def __init__(self, body: RigidBody, r, p, rdot=None, w=None):
+        self.body = body
+        self.r = r
+        self.p = p
+        self.A = rotation_matrix(p) if not body.is_ground else ca.DM.eye(3)
+        self.rdot = rdot
+        self.w = w
+
+    def point_local(self, s_local):
+        """Global position of the body point with body-frame vector s'."""
+        return self.r + self.A @ ca.DM(s_local)
+
+    def vector_local(self, u_local):
+        """Global components of the body-fixed direction u'."""
+        return self.A @ ca.DM(u_local)
+
+    def point(self, point_initial):
+        """Current global position of the body point that was at ``point_initial`` at t = 0."""
+        return self.point_local(self.body.local_point(point_initial))
+
+    def vector(self, vector_initial):
+        """Current global components of the body direction that was ``vector_initial`` at t = 0."""
+        return self.vector_local(self.body.local_vector(vector_initial))
+
+    def point_velocity_local(self, s_local):
+        """Global velocity of the body point s': rdot + A (w' x s')."""
+        return self.rdot + self.A @ ca.cross(self.w, ca.DM(s_local))
+
+    def angular_velocity_global(self):
+        return self.A @ self.w
+
+
+def ground_state(body: Ground) -> BodyState:
+    return BodyState(body, ca.DM.zeros(3), ca.DM([1, 0, 0, 0]), ca.DM.zeros(3), ca.DM.zeros(3))

@@ -1,0 +1,128 @@
+"""Gravity, point loads and linear spring-dampers."""
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from ..body import BodyState, RigidBody
+from .base import ForceElement, point_wrench
+
+
+def _load(value, label, owner):
+    """A constant 3-vector or a callable (t, state) -> 3-vector."""
+    if value is None or callable(value):
+        return value, []
+    arr = np.asarray(value, dtype=float).reshape(-1)
+    if arr.shape != (3,) or not np.all(np.isfinite(arr)):
+        return None, [f"{owner}: {label} must be 3 finite numbers or a callable (t, state)"]
+    return (lambda t, state, arr=arr: ca.DM(arr)), []
+
+
+class Gravity(ForceElement):
+    """Uniform gravity ``g`` (m/s^2, global) on every body; potential -m g.r."""
+
+    kind = "gravity"
+
+    def __init__(self, bodies, g):
+        self.bodies = tuple(bodies)
+        self.g = np.asarray(g, dtype=float)
+        self.name = "gravity"
+
+    def wrenches(self, states, t):
+        return [(b.mass * ca.DM(self.g), ca.DM.zeros(3)) for b in self.bodies]
+
+    def potential_energy(self, states, t):
+        return sum((-b.mass * ca.dot(ca.DM(self.g), s.r) for b, s in zip(self.bodies, states)),
+                   ca.DM(0))
+
+
+class PointForce(ForceElement):
+    """A force applied at a body point and/or a torque on the body.
+
+    Parameters
+    ----------
+    body : RigidBody
+    point : array_like, shape (3,)
+        Application point, global frame at the initial configuration (default: centre of mass).
+    force, torque : array_like (3,) or callable ``(t, state) -> 3-vector``
+        In the global frame. A callable receives t and the body's
+        :class:`~nlpdyn.body.BodyState` (``state.r``, ``state.A``, ``state.rdot``, ``state.w``)
+        and returns CasADi expressions, so loads may depend on t, q and v.
+    """
+
+    kind = "point force"
+
+    def __init__(self, body: RigidBody, point=None, force=None, torque=None, name=None):
+        self.bodies = (body,)
+        self.point = None if point is None else np.asarray(point, dtype=float)
+        self.name = name
+        self._force, p1 = _load(force, "force", self.label)
+        self._torque, p2 = _load(torque, "torque", self.label)
+        self._input_problems = p1 + p2
+
+    def problems(self):
+        out = super().problems() + self._input_problems
+        if self._force is None and self._torque is None:
+            out.append(f"{self.label}: give a force, a torque or both")
+        return out
+
+    def wrenches(self, states, t):
+        (state,) = states
+        body = self.bodies[0]
+        s_local = np.zeros(3) if self.point is None else body.local_point(self.point)
+        f = ca.DM.zeros(3) if self._force is None else ca.vec(self._force(t, state))
+        _, n = point_wrench(state, s_local, f)
+        if self._torque is not None:
+            n = n + state.A.T @ ca.vec(self._torque(t, state))
+        return [(f, n)]
+
+
+class SpringDamper(ForceElement):
+    """Linear spring-damper between two body points (global, initial configuration).
+
+    Tension F = stiffness (l - free_length) + damping dl/dt along the line of the points;
+    ``free_length`` defaults to the initial distance. Potential 1/2 k (l - l0)^2.
+    """
+
+    kind = "spring-damper"
+
+    def __init__(self, body_a, point_a, body_b, point_b, stiffness, damping=0.0,
+                 free_length=None, name=None):
+        self.bodies = (body_a, body_b)
+        self.point_a = np.asarray(point_a, dtype=float)
+        self.point_b = np.asarray(point_b, dtype=float)
+        self.stiffness = float(stiffness)
+        self.damping = float(damping)
+        self.free_length = (float(np.linalg.norm(self.point_b - self.point_a))
+                            if free_length is None else float(free_length))
+        self.name = name
+
+    def problems(self):
+        out = super().problems()
+        if self.stiffness < 0 or self.damping < 0:
+            out.append(f"{self.label}: stiffness and damping must be >= 0")
+        if self.free_length < 0:
+            out.append(f"{self.label}: free_length must be >= 0")
+        if np.linalg.norm(self.point_b - self.point_a) < 1e-12:
+            out.append(f"{self.label}: the two points coincide; the line of action is undefined")
+        return out
+
+    def _geometry(self, states):
+        sa, sb = states
+        ba, bb = self.bodies
+        ua, ub = ba.local_point(self.point_a), bb.local_point(self.point_b)
+        d = sb.point_local(ub) - sa.point_local(ua)
+        length = ca.norm_2(d)
+        return ua, ub, d, length
+
+    def wrenches(self, states, t):
+        sa, sb = states
+        ua, ub, d, length = self._geometry(states)
+        e = d / length
+        rate = ca.dot(sb.point_velocity_local(ub) - sa.point_velocity_local(ua), e)
+        tension = self.stiffness * (length - self.free_length) + self.damping * rate
+        return [point_wrench(sa, ua, tension * e), point_wrench(sb, ub, -tension * e)]
+
+    def potential_energy(self, states, t):
+        length = self._geometry(states)[3]
+        return 0.5 * self.stiffness * (length - self.free_length) ** 2

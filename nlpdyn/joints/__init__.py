@@ -1,0 +1,8 @@
+"""Constraint elements: ideal joints, drivers, programmed constraints (and clearance joints)."""
+from .base import BilateralConstraint, UnilateralConstraint
+from .ideal import (Cylindrical, Fixed, Joint, Prismatic, Programmed, Revolute, RotationDriver,
+                    Spherical, TranslationDriver, Universal)
+
+__all__ = ["BilateralConstraint", "UnilateralConstraint", "Joint", "Spherical", "Revolute",
+           "Cylindrical", "Prismatic", "Universal", "Fixed", "RotationDriver",
+           "TranslationDriver", "Programmed"]

@@ -1,0 +1,253 @@
+"""Ideal joints, drivers and programmed constraints, each written once as Phi(q, t) = 0.
+
+Geometry is given in the global frame at the initial configuration; the constructors store
+body-frame vectors. For a joint between ``parent`` and ``child``: ``point`` is where the
+joint sits (on both bodies initially), ``axis`` its direction (unit).
+"""
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+from ..body import BodyState, RigidBody
+from ..rotations import perpendicular_pair
+from .base import BilateralConstraint, check_unit
+
+
+def _dot(a, b):
+    return ca.dot(a, b)
+
+
+class Joint(BilateralConstraint):
+    """Base of the ideal two-body joints: stores the joint point and triad on both bodies."""
+
+    kind = "joint"
+    has_axis = True
+
+    def __init__(self, parent: RigidBody, child: RigidBody, point, axis=None, name=None):
+        self.parent, self.child = parent, child
+        self.bodies = (parent, child)
+        self.point = np.asarray(point, dtype=float).reshape(-1)
+        self.axis = None if axis is None else np.asarray(axis, dtype=float).reshape(-1)
+        self.name = name
+
+    def problems(self) -> list[str]:
+        out = super().problems()
+        if self.point.shape != (3,) or not np.all(np.isfinite(self.point)):
+            out.append(f"{self.label}: point must be 3 finite numbers, got {self.point.tolist()}")
+        if self.has_axis:
+            if self.axis is None:
+                out.append(f"{self.label}: axis is required")
+            else:
+                out += check_unit(self.axis, "axis", self.label)
+        return out
+
+    def reaction_point(self):
+        return self.point
+
+    # Body-frame geometry, computed when the system compiles (after validation).
+    def _frames(self):
+        f, g = perpendicular_pair(self.axis)
+        return f, g, self.axis
+
+    def _points(self, sp: BodyState, sc: BodyState):
+        return sp.point(self.point), sc.point(self.point)
+
+
+class Spherical(Joint):
+    """Ball joint: the joint point coincides on both bodies (3 equations)."""
+
+    kind = "spherical joint"
+    has_axis = False
+    n_equations = 3
+
+    def __init__(self, parent, child, point, name=None):
+        super().__init__(parent, child, point, None, name)
+
+    def equations(self, states, t):
+        pp, pc = self._points(*states)
+        return pc - pp
+
+
+class Revolute(Joint):
+    """Hinge about ``axis`` through ``point`` (5 equations)."""
+
+    kind = "revolute joint"
+    n_equations = 5
+
+    def equations(self, states, t):
+        sp, sc = states
+        f, g, a = self._frames()
+        pp, pc = self._points(sp, sc)
+        ac = sc.vector(a)
+        return ca.vertcat(pc - pp, _dot(sp.vector(f), ac), _dot(sp.vector(g), ac))
+
+
+class Cylindrical(Joint):
+    """Rotation about and translation along ``axis`` (4 equations)."""
+
+    kind = "cylindrical joint"
+    n_equations = 4
+
+    def equations(self, states, t):
+        sp, sc = states
+        f, g, a = self._frames()
+        pp, pc = self._points(sp, sc)
+        fp, gp, ac = sp.vector(f), sp.vector(g), sc.vector(a)
+        d = pc - pp
+        return ca.vertcat(_dot(fp, ac), _dot(gp, ac), _dot(fp, d), _dot(gp, d))
+
+
+class Prismatic(Joint):
+    """Translation along ``axis`` only (5 equations)."""
+
+    kind = "prismatic joint"
+    n_equations = 5
+
+    def equations(self, states, t):
+        sp, sc = states
+        f, g, a = self._frames()
+        pp, pc = self._points(sp, sc)
+        fp, gp, ac, fc = sp.vector(f), sp.vector(g), sc.vector(a), sc.vector(f)
+        d = pc - pp
+        return ca.vertcat(_dot(fp, ac), _dot(gp, ac), _dot(fp, d), _dot(gp, d), _dot(fc, gp))
+
+
+class Universal(Joint):
+    """Cardan joint: ``axis1`` fixed in the parent, ``axis2`` in the child, perpendicular (4)."""
+
+    kind = "universal joint"
+    has_axis = False
+    n_equations = 4
+
+    def __init__(self, parent, child, point, axis1, axis2, name=None):
+        super().__init__(parent, child, point, None, name)
+        self.axis1 = np.asarray(axis1, dtype=float).reshape(-1)
+        self.axis2 = np.asarray(axis2, dtype=float).reshape(-1)
+
+    def problems(self):
+        out = super().problems()
+        out += check_unit(self.axis1, "axis1", self.label)
+        out += check_unit(self.axis2, "axis2", self.label)
+        if not out and abs(self.axis1 @ self.axis2) > 1e-9:
+            out.append(f"{self.label}: axis1 and axis2 must be perpendicular, "
+                       f"axis1.axis2 = {self.axis1 @ self.axis2:.3g}")
+        return out
+
+    def equations(self, states, t):
+        sp, sc = states
+        pp, pc = self._points(sp, sc)
+        return ca.vertcat(pc - pp, _dot(sp.vector(self.axis1), sc.vector(self.axis2)))
+
+
+class Fixed(Joint):
+    """Rigid connection (6 equations). ``axis`` is optional and only orients the triad."""
+
+    kind = "fixed joint"
+    has_axis = False
+    n_equations = 6
+
+    def __init__(self, parent, child, point, axis=(0.0, 0.0, 1.0), name=None):
+        super().__init__(parent, child, point, axis, name)
+
+    def problems(self):
+        return super().problems() + check_unit(self.axis, "axis", self.label)
+
+    def equations(self, states, t):
+        sp, sc = states
+        f, g, a = self._frames()
+        pp, pc = self._points(sp, sc)
+        fp, gp, ac, fc = sp.vector(f), sp.vector(g), sc.vector(a), sc.vector(f)
+        return ca.vertcat(pc - pp, _dot(fp, ac), _dot(gp, ac), _dot(fc, gp))
+
+
+def _time_function(value, label):
+    """A constant or a callable of t (CasADi-compatible) -> callable."""
+    if callable(value):
+        return value
+    const = float(value)
+    return lambda t: const + 0 * t
+
+
+class RotationDriver(BilateralConstraint):
+    """Prescribes the relative rotation angle(t) (rad) of a revolute or cylindrical joint.
+
+    The angle is the child's rotation about the joint axis relative to the parent, measured
+    from the initial configuration (so angle(0) should be 0). ``angle`` is a constant or a
+    function of t written with CasADi operations (``ca.sin``, ...).
+    """
+
+    kind = "rotation driver"
+    n_equations = 1
+
+    def __init__(self, joint: Joint, angle, name=None):
+        self.joint = joint
+        self.bodies = joint.bodies
+        self.angle = _time_function(angle, "angle")
+        self.name = name or (f"{joint.name}_rotation" if joint.name else None)
+
+    def problems(self):
+        out = super().problems()
+        if not isinstance(self.joint, (Revolute, Cylindrical)):
+            out.append(f"{self.label}: needs a Revolute or Cylindrical joint, got {type(self.joint).__name__}")
+        return out
+
+    def equations(self, states, t):
+        sp, sc = states
+        f, g, _ = self.joint._frames()
+        fc = sc.vector(f)
+        theta = self.angle(t)
+        return _dot(fc, sp.vector(g)) * ca.cos(theta) - _dot(fc, sp.vector(f)) * ca.sin(theta)
+
+
+class TranslationDriver(BilateralConstraint):
+    """Prescribes the relative displacement s(t) (m) along a prismatic or cylindrical joint axis,
+    measured from the initial configuration."""
+
+    kind = "translation driver"
+    n_equations = 1
+
+    def __init__(self, joint: Joint, displacement, name=None):
+        self.joint = joint
+        self.bodies = joint.bodies
+        self.displacement = _time_function(displacement, "displacement")
+        self.name = name or (f"{joint.name}_translation" if joint.name else None)
+
+    def problems(self):
+        out = super().problems()
+        if not isinstance(self.joint, (Prismatic, Cylindrical)):
+            out.append(f"{self.label}: needs a Prismatic or Cylindrical joint, got {type(self.joint).__name__}")
+        return out
+
+    def equations(self, states, t):
+        sp, sc = states
+        pp, pc = self.joint._points(sp, sc)
+        return _dot(pc - pp, sp.vector(self.joint.axis)) - self.displacement(t)
+
+
+class Programmed(BilateralConstraint):
+    """A general constraint Phi(q, t) = 0 written by the user with CasADi expressions.
+
+    ``equations(t, *states)`` receives t and one :class:`~nlpdyn.body.BodyState` per body in
+    ``bodies`` (use ``state.point(P)`` for the body point initially at P) and returns a
+    CasADi column.
+
+    Example: an end effector following a circle in the YZ plane::
+
+        nd.Programmed([arm], lambda t, s: s.point(tip)[1:] - ca.vertcat(ca.cos(t), ca.sin(t)))
+    """
+
+    kind = "programmed constraint"
+
+    def __init__(self, bodies, equations, name=None, point=None):
+        self.bodies = tuple(bodies)
+        self._fun = equations
+        self.name = name
+        self._point = None if point is None else np.asarray(point, dtype=float)
+        self.n_equations = None  # known once the system evaluates the expression
+
+    def equations(self, states, t):
+        return ca.vec(self._fun(t, *states))
+
+    def reaction_point(self):
+        return self._point

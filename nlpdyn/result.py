@@ -1,0 +1,231 @@
+"""Result of a simulation: arrays, per-step statistics, named lookups, save/load."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+_STEP_FIELDS = ("iterations", "wall_time", "eom_residual", "constraint_violation", "norm_error",
+                "min_gap", "complementarity", "retries", "projection_change")
+
+
+@dataclass
+class StepStats:
+    """Per-step record, each array of shape (n_steps,), aligned with ``Result.t[1:]``.
+
+    Attributes
+    ----------
+    solver : str array      which solver produced the accepted step ("direct", "qpoases", "ipopt", ...)
+    status : str array      that solver's status ("solved", IPOPT's return status, ...)
+    iterations : int array  solver iterations (0 for the closed-form solve, -1 when not reported)
+    wall_time : float array seconds spent on the step, retries included
+    eom_residual : float    max |M vdot + S - Q_A - Pi^T mu - Pi_g^T lambda| (N, N m)
+    constraint_violation    max |Phi_eq(q, t)| at the end of the step (true, not linearised)
+    norm_error              max over bodies of | |p| - 1 |
+    min_gap                 smallest true gap at the end of the step (inf without gaps)
+    complementarity         max |lambda_j * g_lin,j| (impulse x velocity units)
+    retries : int array     attempts rejected before the accepted one
+    projection_change       largest change made by the post-step projection (0 when off)
+    """
+
+    solver: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="U16"))
+    status: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="U48"))
+    iterations: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    wall_time: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    eom_residual: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    constraint_violation: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    norm_error: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    min_gap: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    complementarity: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    retries: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    projection_change: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.wall_time)
+
+    def summary(self) -> dict:
+        """Counters over the run: steps, retries, iterations, wall time (median, p90, total)."""
+        n = self.n_steps
+        if n == 0:
+            return {"n_steps": 0}
+        it = self.iterations[self.iterations >= 0]
+        return {
+            "n_steps": n,
+            "n_retried_steps": int(np.count_nonzero(self.retries)),
+            "total_iterations": int(it.sum()) if it.size else -1,
+            "mean_iterations": float(it.mean()) if it.size else float("nan"),
+            "wall_time_total": float(self.wall_time.sum()),
+            "wall_time_median": float(np.median(self.wall_time)),
+            "wall_time_p90": float(np.percentile(self.wall_time, 90)),
+            "max_eom_residual": float(self.eom_residual.max()),
+            "max_constraint_violation": float(self.constraint_violation.max()),
+            "max_norm_error": float(self.norm_error.max()),
+            "solvers": {s: int(np.count_nonzero(self.solver == s)) for s in np.unique(self.solver)},
+        }
+
+
+class Result:
+    """Trajectory of a simulation (like scipy's OdeResult).
+
+    Attributes
+    ----------
+    t : ndarray, shape (n_points,)          output times (every accepted step)
+    h : ndarray, shape (n_points - 1,)      step sizes, h[i] = t[i+1] - t[i]
+    q : ndarray, shape (n_points, 7 n_bodies)   [r, p] per body
+    v : ndarray, shape (n_points, 6 n_bodies)   [rdot (global), w' (body)] per body
+    energy, kinetic_energy, potential_energy : ndarray, shape (n_points,)
+    success : bool       True when t_end was reached
+    status : int         0 reached t_end, -1 stopped by a failed step
+    message : str        why the run stopped
+    stats : StepStats    per-step record
+    initial_projection : dict   how much the initial conditions were changed (empty if not)
+    """
+
+    def __init__(self, t, q, v, h, energy, kinetic_energy, potential_energy, stats, mu, lam,
+                 gaps, body_names, constraint_rows, gap_rows, wrenches, success, status,
+                 message, initial_projection=None, info=None):
+        self.t, self.q, self.v, self.h = t, q, v, h
+        self.energy, self.kinetic_energy, self.potential_energy = energy, kinetic_energy, potential_energy
+        self.stats, self.mu, self.lam, self.gaps = stats, mu, lam, gaps
+        self.body_names = list(body_names)
+        self.constraint_rows = dict(constraint_rows)  # name -> (start, stop, [body names])
+        self.gap_rows = dict(gap_rows)
+        self.wrenches = wrenches  # name -> (n_steps, n_el_bodies, 6): [f global, n about CoM global]
+        self.success, self.status, self.message = bool(success), int(status), str(message)
+        self.initial_projection = initial_projection or {}
+        self.info = info or {}
+
+    # ------------------------------------------------------------------ lookups
+    def _body(self, name):
+        if name not in self.body_names:
+            raise KeyError(f"no body named {name!r}; bodies: {self.body_names}")
+        return self.body_names.index(name)
+
+    def position(self, body: str) -> np.ndarray:
+        """Centre-of-mass position, global, shape (n_points, 3)."""
+        k = self._body(body)
+        return self.q[:, 7 * k:7 * k + 3]
+
+    def orientation(self, body: str) -> np.ndarray:
+        """Euler parameters [e0, e1, e2, e3], shape (n_points, 4)."""
+        k = self._body(body)
+        return self.q[:, 7 * k + 3:7 * k + 7]
+
+    def velocity(self, body: str) -> np.ndarray:
+        """Centre-of-mass velocity, global, shape (n_points, 3)."""
+        k = self._body(body)
+        return self.v[:, 6 * k:6 * k + 3]
+
+    def angular_velocity(self, body: str, frame: str = "body") -> np.ndarray:
+        """Angular velocity, shape (n_points, 3), in the body frame (default) or "global"."""
+        k = self._body(body)
+        w = self.v[:, 6 * k + 3:6 * k + 6]
+        if frame == "body":
+            return w
+        if frame == "global":
+            return np.einsum("nij,nj->ni", self.rotation(body), w)
+        raise ValueError("frame must be 'body' or 'global'")
+
+    def rotation(self, body: str) -> np.ndarray:
+        """Rotation matrices A (body -> global), shape (n_points, 3, 3)."""
+        from .rotations import rotation_matrix
+        return np.array([rotation_matrix(p) for p in self.orientation(body)])
+
+    def multipliers(self, name: str) -> np.ndarray:
+        """Lagrange multipliers mu of a bilateral element, shape (n_steps, n_equations)."""
+        start, stop, _ = self._rows(name)
+        return self.mu[:, start:stop]
+
+    def _rows(self, name):
+        if name not in self.constraint_rows:
+            raise KeyError(f"no constraint named {name!r}; constraints: {list(self.constraint_rows)}")
+        return self.constraint_rows[name]
+
+    def _wrench(self, name, body):
+        bodies = self._rows(name)[2]
+        if body is None:
+            body = bodies[-1]
+        if body not in bodies:
+            raise KeyError(f"{name!r} acts on {bodies}, not on {body!r}")
+        return self.wrenches[name][:, bodies.index(body)]
+
+    def reaction_force(self, name: str, body: str | None = None) -> np.ndarray:
+        """Constraint force of element ``name`` on ``body`` (default: its child), global,
+        shape (n_steps, 3), aligned with ``t[1:]``."""
+        return self._wrench(name, body)[:, :3]
+
+    def reaction_torque(self, name: str, body: str | None = None) -> np.ndarray:
+        """Constraint moment of element ``name`` on ``body`` (default: its child) about the
+        joint point (about the centre of mass for elements without a point), global,
+        shape (n_steps, 3)."""
+        return self._wrench(name, body)[:, 3:]
+
+    # ------------------------------------------------------------------ save / load
+    def save(self, path) -> None:
+        """Write everything to a compressed ``.npz`` (no pickles)."""
+        arrays = {"t": self.t, "q": self.q, "v": self.v, "h": self.h, "energy": self.energy,
+                  "kinetic_energy": self.kinetic_energy, "potential_energy": self.potential_energy,
+                  "mu": self.mu, "lam": self.lam, "gaps": self.gaps}
+        for f in fields(StepStats):
+            arrays["stats__" + f.name] = getattr(self.stats, f.name)
+        for name, w in self.wrenches.items():
+            arrays["wrench__" + name] = w
+        meta = {"body_names": self.body_names, "constraint_rows": self.constraint_rows,
+                "gap_rows": self.gap_rows, "success": self.success, "status": self.status,
+                "message": self.message, "initial_projection": self.initial_projection,
+                "info": self.info}
+        np.savez_compressed(path, __meta__=np.array(json.dumps(meta, default=_jsonable)), **arrays)
+
+    @classmethod
+    def load(cls, path) -> "Result":
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["__meta__"]))
+            stats = StepStats(**{f.name: data["stats__" + f.name] for f in fields(StepStats)})
+            wrenches = {k[len("wrench__"):]: data[k] for k in data.files if k.startswith("wrench__")}
+            rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["constraint_rows"].items()}
+            gap_rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["gap_rows"].items()}
+            return cls(data["t"], data["q"], data["v"], data["h"], data["energy"],
+                       data["kinetic_energy"], data["potential_energy"], stats, data["mu"],
+                       data["lam"], data["gaps"], meta["body_names"], rows, gap_rows, wrenches,
+                       meta["success"], meta["status"], meta["message"],
+                       meta["initial_projection"], meta["info"])
+
+    # ------------------------------------------------------------------ display
+    def summary(self) -> str:
+        """A short human-readable account of the run."""
+        s = self.stats.summary()
+        lines = [f"{'success' if self.success else 'FAILED'}: {self.message}",
+                 f"t = {self.t[0]:.6g} .. {self.t[-1]:.6g} s in {s.get('n_steps', 0)} steps"
+                 + (f" (h {self.h.min():.3g} .. {self.h.max():.3g} s)" if len(self.h) else "")]
+        if s.get("n_steps"):
+            lines.append(f"wall time {s['wall_time_total']:.3g} s, per step median "
+                         f"{1e3 * s['wall_time_median']:.3g} ms, p90 {1e3 * s['wall_time_p90']:.3g} ms; "
+                         f"retried steps {s['n_retried_steps']}")
+            lines.append(f"max EOM residual {s['max_eom_residual']:.2e}, max constraint violation "
+                         f"{s['max_constraint_violation']:.2e}, max ||p|-1| {s['max_norm_error']:.2e}")
+        if len(self.energy):
+            lines.append(f"energy {self.energy[0]:.9g} -> {self.energy[-1]:.9g} J "
+                         f"(range {np.ptp(self.energy):.3e} J)")
+        if self.initial_projection.get("changed"):
+            ip = self.initial_projection
+            lines.append(f"initial conditions projected: position change {ip['position_change']:.3e}, "
+                         f"velocity change {ip['velocity_change']:.3e}")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<Result {self.message!r}, {len(self.t)} points>"
+
+    def plot(self, *args, **kwargs):
+        """Quick overview plot (see :func:`nlpdyn.plotting.plot_result`)."""
+        from .plotting import plot_result
+        return plot_result(self, *args, **kwargs)
+
+
+def _jsonable(x):
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(type(x))

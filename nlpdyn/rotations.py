@@ -1,0 +1,123 @@
+"""Euler-parameter algebra (Nikravesh's conventions), for numpy arrays and CasADi symbols.
+
+p = [e0, e1, e2, e3]; A(p) maps body-frame vectors to the global frame;
+w' = 2 G(p) pdot is the angular velocity in the body frame; d/dt A = A w'~.
+Every function accepts numpy arrays or CasADi SX/MX/DM column vectors and returns the
+same kind.
+"""
+from __future__ import annotations
+
+import casadi as ca
+import numpy as np
+
+_CASADI_TYPES = (ca.SX, ca.MX, ca.DM)
+
+
+def _is_casadi(*xs) -> bool:
+    return any(isinstance(x, _CASADI_TYPES) for x in xs)
+
+
+def _matrix(rows, symbolic: bool):
+    if symbolic:
+        return ca.vertcat(*[ca.horzcat(*row) for row in rows])
+    return np.array(rows, dtype=float)
+
+
+def skew(x):
+    """Skew-symmetric matrix x~ with x~ y = x cross y. Shape (3, 3)."""
+    symbolic = _is_casadi(x)
+    return _matrix([[0, -x[2], x[1]], [x[2], 0, -x[0]], [-x[1], x[0], 0]], symbolic)
+
+
+def E_matrix(p):
+    """E(p) = [-e, e~ + e0 I], shape (3, 4); A = E G^T."""
+    e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
+    return _matrix([[-e1, e0, -e3, e2], [-e2, e3, e0, -e1], [-e3, -e2, e1, e0]], _is_casadi(p))
+
+
+def G_matrix(p):
+    """G(p) = [-e, -e~ + e0 I], shape (3, 4); w' = 2 G(p) pdot."""
+    e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
+    return _matrix([[-e1, e0, e3, -e2], [-e2, -e3, e0, e1], [-e3, e2, -e1, e0]], _is_casadi(p))
+
+
+def rotation_matrix(p):
+    """A(p) = (2 e0^2 - 1) I + 2 (e e^T + e0 e~), body -> global, shape (3, 3).
+
+    For |p| != 1 this is the formula as written (not E G^T / |p|^2); the stepper keeps
+    |p|^2 - 1 = O(h^2).
+    """
+    e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
+    c = 2 * e0 * e0 - 1
+    rows = [
+        [c + 2 * e1 * e1, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
+        [2 * (e1 * e2 + e0 * e3), c + 2 * e2 * e2, 2 * (e2 * e3 - e0 * e1)],
+        [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), c + 2 * e3 * e3],
+    ]
+    return _matrix(rows, _is_casadi(p))
+
+
+def pdot_from_omega(p, w):
+    """pdot = 1/2 G(p)^T w' (valid for |p| = 1)."""
+    return 0.5 * (G_matrix(p).T @ w)
+
+
+def omega_from_pdot(p, pdot):
+    """w' = 2 G(p) pdot."""
+    return 2 * (G_matrix(p) @ pdot)
+
+
+def quaternion_product(a, b):
+    """Hamilton product a * b of Euler parameters (A(a*b) = A(a) A(b))."""
+    a0, av = a[0], np.asarray(a[1:4], dtype=float)
+    b0, bv = b[0], np.asarray(b[1:4], dtype=float)
+    return np.concatenate([[a0 * b0 - av @ bv], a0 * bv + b0 * av + np.cross(av, bv)])
+
+
+def from_rotation_vector(theta) -> np.ndarray:
+    """Euler parameters of a rotation by |theta| about theta/|theta| (numpy only)."""
+    theta = np.asarray(theta, dtype=float)
+    angle = np.linalg.norm(theta)
+    if angle < 1e-12:
+        return np.concatenate([[1.0], 0.5 * theta]) / np.sqrt(1 + 0.25 * angle**2)
+    return np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * theta / angle])
+
+
+def from_axis_angle(axis, angle: float) -> np.ndarray:
+    """Euler parameters of a rotation by ``angle`` (rad) about the unit ``axis``."""
+    axis = np.asarray(axis, dtype=float)
+    return from_rotation_vector(axis / np.linalg.norm(axis) * angle)
+
+
+def from_rotation_matrix(A) -> np.ndarray:
+    """Euler parameters (e0 >= 0) of a proper rotation matrix (numpy only)."""
+    A = np.asarray(A, dtype=float)
+    tr = np.trace(A)
+    cands = np.array([tr, A[0, 0], A[1, 1], A[2, 2]])
+    k = int(np.argmax(cands))
+    if k == 0:
+        e0 = 0.5 * np.sqrt(1 + tr)
+        p = [e0, (A[2, 1] - A[1, 2]) / (4 * e0), (A[0, 2] - A[2, 0]) / (4 * e0),
+             (A[1, 0] - A[0, 1]) / (4 * e0)]
+    else:
+        i = k - 1
+        j, m = (i + 1) % 3, (i + 2) % 3
+        ei = 0.5 * np.sqrt(1 + 2 * A[i, i] - tr)
+        e = np.zeros(3)
+        e[i] = ei
+        e[j] = (A[j, i] + A[i, j]) / (4 * ei)
+        e[m] = (A[m, i] + A[i, m]) / (4 * ei)
+        e0 = (A[m, j] - A[j, m]) / (4 * ei)
+        p = [e0, *e]
+    p = np.asarray(p)
+    return p if p[0] >= 0 else -p
+
+
+def perpendicular_pair(axis) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors f, g with (f, g, axis) a right-handed orthonormal triad."""
+    axis = np.asarray(axis, dtype=float)
+    helper = np.eye(3)[int(np.argmin(np.abs(axis)))]
+    f = np.cross(axis, helper)
+    f /= np.linalg.norm(f)
+    g = np.cross(axis, f)
+    return f, g

@@ -1,0 +1,319 @@
+"""The per-step program of FORMULATION.md, built once per run and re-solved every step.
+
+Unknowns are scaled velocities y = L^T v (M = L L^T), so the Gauss objective has an identity
+Hessian and everything is in velocity/impulse units:
+
+    minimise   w(h)/2 |y - y_free(h)|^2 - tie_break * h / h_ref
+    subject to Phi(q-, t-)/h + Phi_q qdot(v) + Phi_t = 0        (ideal joints, drivers)
+               g(q-)/h + g_q qdot(v) >= 0                        (gaps)
+
+with y_free = L^T (v- + h M^-1 (Q_A - S)), w(h) = (h_ref/h)^2 (w = 1 when h is fixed) and
+qdot(v) the semi-implicit Euler map with the linearised Euler-parameter normalisation.
+Impulses P = h mu follow from the multipliers: P = -lam / w.
+
+Solvers
+-------
+``direct``   fixed h, no gaps: the least-distance problem in closed form by SVD (handles
+             redundant joints); no iterations.
+``qp``       fixed h: a CasADi conic plugin (qpoases, qrqp, daqp, ...) embedded in one call.
+``nlp``      IPOPT on the Gauss program (h fixed or a bounded variable), warm-started.
+``explicit`` IPOPT on the seed's form: y, impulses (and h) as variables, EOM as equalities,
+             relaxed complementarity P_g * g_lin <= eps.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import casadi as ca
+import numpy as np
+
+from .fastcall import FastFunction
+from .rotations import G_matrix
+
+
+@dataclass
+class StepSolution:
+    """A candidate step: end state, impulses and the solver's own account."""
+
+    h: float
+    y: np.ndarray
+    P_eq: np.ndarray
+    P_g: np.ndarray
+    solver: str
+    status: str
+    iterations: int
+    success: bool
+
+
+class StepProgram:
+    """Every form of the per-step program for one compiled system, built once.
+
+    Parameters are the previous state (q0, v0), t0 and h (or h_ref when h is a variable);
+    the NLPs are constructed lazily on first use and counted in ``build_count``.
+    """
+
+    def __init__(self, compiled, settings):
+        self.cs = cs = compiled
+        self.settings = settings
+        self.build_count = 0
+        nq, nv, ne, ng = cs.nq, cs.nv, cs.n_eq, cs.n_gap
+        self.nv, self.n_eq, self.n_gap = nv, ne, ng
+
+        q0, v0 = ca.SX.sym("q0", nq), ca.SX.sym("v0", nv)
+        t0, h = ca.SX.sym("t0"), ca.SX.sym("h")
+        y = ca.SX.sym("y", nv)
+        L = cs.L
+        self.L_T = L.T
+        self.Linv_T = np.linalg.inv(L).T
+        v = ca.DM(self.Linv_T) @ y
+        F0 = cs.forces(t0, q0, v0)
+        y_free = ca.DM(L.T) @ v0 + h * ca.DM(np.linalg.solve(L, np.eye(nv))) @ F0  # L^T M^-1 = L^-1
+        qdot = self._qdot(q0, v, h)
+        rows_eq = cs.phi(q0, t0) / h + cs.phi_q(q0, t0) @ qdot + cs.phi_t(q0, t0)
+        rows_g = cs.gap(q0) / h + cs.gap_q(q0) @ qdot
+        A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
+        A_g = ca.jacobian(rows_g, y)
+        self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, y_free=y_free, rows_eq=rows_eq,
+                         rows_g=rows_g, A_eq=A_eq, A_g=A_g, F0=F0, qdot=qdot)
+
+        c_eq = ca.substitute(rows_eq, y, ca.DM.zeros(nv))
+        c_g = ca.substitute(rows_g, y, ca.DM.zeros(nv))
+        self.prepare = FastFunction(ca.Function(
+            "step_prepare", [q0, v0, t0, h], [ca.densify(A_eq), c_eq, ca.densify(A_g), c_g, y_free],
+            ["q0", "v0", "t0", "h"], ["A_eq", "c_eq", "A_g", "c_g", "y_free"]))
+
+        # Finish: end-of-step state and the checks the stepper makes on every step.
+        P_eq, P_g = ca.SX.sym("P_eq", ne), ca.SX.sym("P_g", ng)
+        q1 = q0 + h * qdot
+        v1 = v
+        t1 = t0 + h
+        Pi_v = ca.jacobian(rows_eq, y) @ ca.DM(L.T)   # d rows / dv
+        Pi_gv = ca.jacobian(rows_g, y) @ ca.DM(L.T)
+        eom = ca.DM(cs.M) @ (v1 - v0) / h - F0 - (Pi_v.T @ P_eq + Pi_gv.T @ P_g) / h
+        norms = ca.vertcat(*[ca.norm_2(q1[7 * k + 3:7 * k + 7]) - 1 for k in range(cs.n_bodies)])
+        phi1 = cs.phi(q1, t1)
+        gap1 = cs.gap(q1)
+        self.finish = FastFunction(ca.Function(
+            "step_finish", [q0, v0, t0, h, y, P_eq, P_g],
+            [q1, v1, P_eq / h, P_g / h, ca.mmax(ca.fabs(eom)) if nv else ca.DM(0),
+             _max_abs(phi1), _max_abs(norms), _min_or_inf(gap1), gap1,
+             _max_abs(rows_eq), _min_or_inf(rows_g), _max_abs(P_g * rows_g)],
+            ["q0", "v0", "t0", "h", "y", "P_eq", "P_g"],
+            ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
+             "min_gap", "gap", "row_residual", "min_row_gap", "complementarity"]))
+        self._qp = None
+        self._direct = None
+        self._nlp = {}
+
+    # ------------------------------------------------------------------ kinematics
+    def _qdot(self, q0, v, h):
+        """Semi-implicit Euler map v -> qdot with the linearised normalisation row."""
+        parts = []
+        for k in range(self.cs.n_bodies):
+            p0 = q0[7 * k + 3:7 * k + 7]
+            w = v[6 * k + 3:6 * k + 6]
+            n2 = ca.dot(p0, p0)
+            pdot = G_matrix(p0).T @ w / (2 * n2) - p0 * (n2 - 1) / (2 * h * n2)
+            parts += [v[6 * k:6 * k + 3], pdot]
+        return ca.vertcat(*parts) if parts else ca.SX(0, 1)
+
+    # ------------------------------------------------------------------ direct (closed form)
+    def solve_direct(self, q0, v0, t0, h):
+        """Fixed h, no gaps: minimise |y - y_free|^2 s.t. A y + c = 0 in one CasADi call.
+
+        y = y_free - A^T z with W z = A y_free + c, W = A A^T, solved by iterated Tikhonov
+        (W + delta I) z_k+1 = ... , which converges to the pseudo-inverse solution, so
+        redundant joints are handled. Returns (StepSolution, finish outputs).
+        """
+        if self._direct is None:
+            self._direct = self._build_direct()
+            self.build_count += 1
+        y, P_eq, *out = self._direct(q0, v0, t0, h)
+        return StepSolution(h, y, P_eq, np.zeros(0), "direct", "solved", 0, True), out
+
+    def _build_direct(self):
+        cs = self.cs
+        Q0, V0, T0, H = (ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", self.nv), ca.MX.sym("t0"),
+                         ca.MX.sym("h"))
+        A, c, _, _, y_free = self.prepare.function(Q0, V0, T0, H)
+        y, P = y_free, ca.MX.zeros(self.n_eq)
+        if self.n_eq:
+            W = A @ A.T
+            delta = self.settings.regularization * ca.mmax(ca.diag(W))
+            solver = ca.Linsol("direct_ls", "ldl", (W + ca.DM.eye(self.n_eq)).sparsity())
+            Wreg = W + delta * ca.MX.eye(self.n_eq)
+            r = A @ y_free + c
+            z = ca.MX.zeros(self.n_eq)
+            for _ in range(self.settings.refinement_steps):
+                z = z + solver.solve(Wreg, r - W @ z)
+            y = y_free - A.T @ z
+            P = -z
+        out = self.finish.function(Q0, V0, T0, H, y, P, ca.MX.zeros(0))
+        return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H], [y, P, *out],
+                                        ["q0", "v0", "t0", "h"],
+                                        ["y", "P_eq", *self.finish.names_out]))
+
+    # ------------------------------------------------------------------ QP plugin
+    def solve_qp(self, q0, v0, t0, h, warm=None) -> StepSolution:
+        if self._qp is None:
+            self._qp = self._build_qp(self.settings.qp_solver)
+        lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
+        y, lam, ok = self._qp(q0, v0, t0, h, lam0)
+        lam_eq, lam_g = lam[:self.n_eq], lam[self.n_eq:]
+        return StepSolution(h, y, -lam_eq, -lam_g, self.settings.qp_solver,
+                            "solved" if ok[0] > 0.5 else "failed", -1, bool(ok[0] > 0.5))
+
+    def _build_qp(self, plugin):
+        s = self._sym
+        params = ca.vertcat(s["q0"], s["v0"], s["t0"], s["h"])
+        f = 0.5 * ca.sumsqr(s["y"] - s["y_free"])
+        g = ca.vertcat(s["rows_eq"], s["rows_g"])
+        opts = {"error_on_fail": False, "verbose": False}
+        opts.update(_QP_OPTIONS.get(plugin, {}))
+        opts.update(self.settings.qp_options or {})
+        qp = ca.qpsol(f"step_qp_{plugin}", plugin, {"x": s["y"], "p": params, "f": f, "g": g}, opts)
+        self.build_count += 1
+        Q0, V0 = ca.MX.sym("q0", self.cs.nq), ca.MX.sym("v0", self.nv)
+        T0, H, LAM = ca.MX.sym("t0"), ca.MX.sym("h"), ca.MX.sym("lam0", self.n_eq + self.n_gap)
+        lbg = np.r_[np.zeros(self.n_eq), np.zeros(self.n_gap)]
+        ubg = np.r_[np.zeros(self.n_eq), np.full(self.n_gap, np.inf)]
+        sol = qp(x0=0, p=ca.vertcat(Q0, V0, T0, H), lbg=lbg, ubg=ubg, lam_g0=LAM)
+        ok = ca.MX(1)  # plugin status is not visible inside a graph; the stepper checks the step
+        fn = ca.Function("step_qp", [Q0, V0, T0, H, LAM], [sol["x"], sol["lam_g"], ok],
+                         ["q0", "v0", "t0", "h", "lam0"], ["y", "lam", "ok"])
+        return FastFunction(fn)
+
+    # ------------------------------------------------------------------ NLPs (IPOPT)
+    def nlp(self, form: str, variable_h: bool):
+        """The IPOPT program of ``form`` ("gauss" or "explicit"), built on first use."""
+        key = (form, variable_h)
+        if key not in self._nlp:
+            self._nlp[key] = self._build_nlp(form, variable_h)
+            self.build_count += 1
+        return self._nlp[key]
+
+    def _build_nlp(self, form, variable_h):
+        s = self._sym
+        q0, v0, t0, y = s["q0"], s["v0"], s["t0"], s["y"]
+        ne, ng, nv = self.n_eq, self.n_gap, self.nv
+        h_ref = ca.SX.sym("h_ref")
+        if variable_h:
+            sigma = ca.SX.sym("sigma")            # h = sigma * h_ref, sigma in [h_min/h_ref, 1]
+            h_expr = sigma * h_ref
+            weight = 1 / sigma**2
+            tie = self.settings.tie_break * self.cs.total_mass * sigma
+        else:
+            sigma = ca.SX(0, 1)
+            h_expr = h_ref
+            weight = 1
+            tie = 0
+        sub = lambda e: ca.substitute(e, s["h"], h_expr)  # noqa: E731
+        y_free, rows_eq, rows_g = sub(s["y_free"]), sub(s["rows_eq"]), sub(s["rows_g"])
+        f = 0.5 * weight * ca.sumsqr(y - y_free) - tie
+        if form == "gauss":
+            x = ca.vertcat(y, sigma)
+            g = ca.vertcat(rows_eq, rows_g)
+            lbg = np.r_[np.zeros(ne), np.zeros(ng)]
+            ubg = np.r_[np.zeros(ne), np.full(ng, np.inf)]
+            n_pe = n_pg = 0
+        elif form == "explicit":
+            P_eq, P_g = ca.SX.sym("P_eq", ne), ca.SX.sym("P_g", ng)
+            x = ca.vertcat(y, P_eq, P_g, sigma)
+            eom = y - y_free - s["A_eq"].T @ P_eq - s["A_g"].T @ P_g
+            comp = P_g * rows_g
+            g = ca.vertcat(eom, rows_eq, rows_g, comp)
+            eps = self.settings.complementarity_eps
+            lbg = np.r_[np.zeros(nv), np.zeros(ne), np.zeros(ng), np.full(ng, -np.inf)]
+            ubg = np.r_[np.zeros(nv), np.zeros(ne), np.full(ng, np.inf), np.full(ng, eps)]
+            n_pe, n_pg = ne, ng
+        else:
+            raise ValueError(f"unknown form {form!r}; use 'gauss' or 'explicit'")
+        p = ca.vertcat(q0, v0, t0, h_ref)
+        opts = {"print_time": False, "error_on_fail": False,
+                "ipopt": {"print_level": 0, "sb": "yes", "tol": self.settings.nlp_tol,
+                          "max_iter": self.settings.nlp_max_iter,
+                          "warm_start_init_point": "yes", "mu_init": 1e-4,
+                          "warm_start_bound_push": 1e-9, "warm_start_mult_bound_push": 1e-9}}
+        if not variable_h:
+            opts["ipopt"].update({"hessian_constant": "yes", "jac_c_constant": "yes",
+                                  "jac_d_constant": "yes"})
+        for k, val in (self.settings.nlp_options or {}).items():
+            opts["ipopt"][k] = val
+        solver = ca.nlpsol(f"step_{form}{'_h' if variable_h else ''}", "ipopt",
+                           {"x": x, "p": p, "f": f, "g": g}, opts)
+        return _NLP(solver, nv, n_pe, n_pg, ne, ng, variable_h, form, lbg, ubg)
+
+    def solve_nlp(self, form, q0, v0, t0, h_bounds, h_ref, variable_h,
+                  warm=None) -> tuple[StepSolution, dict]:
+        """Solve with IPOPT. ``h_bounds`` = (h_lo, h_hi); with ``variable_h`` h = sigma h_ref is
+        a variable in those bounds, else h = h_hi."""
+        return self.nlp(form, variable_h).solve(q0, v0, t0, *h_bounds, h_ref, warm)
+
+
+class _NLP:
+    """One IPOPT program and the bookkeeping to map its x and multipliers to a step."""
+
+    def __init__(self, solver, nv, n_pe, n_pg, ne, ng, variable_h, form, lbg, ubg):
+        self.solver, self.nv, self.n_pe, self.n_pg = solver, nv, n_pe, n_pg
+        self.ne, self.ng, self.variable_h, self.form = ne, ng, variable_h, form
+        self.lbg, self.ubg = lbg, ubg
+        self.nx = nv + n_pe + n_pg + (1 if variable_h else 0)
+
+    def solve(self, q0, v0, t0, h_lo, h_hi, h_ref, warm):
+        lbx = np.full(self.nx, -np.inf)
+        ubx = np.full(self.nx, np.inf)
+        if self.n_pg:
+            lbx[self.nv + self.n_pe:self.nv + self.n_pe + self.n_pg] = 0
+        if self.variable_h:
+            lbx[-1], ubx[-1] = h_lo / h_ref, h_hi / h_ref
+        else:
+            h_ref = h_hi
+        args = {"p": np.r_[q0, v0, t0, h_ref], "lbx": lbx, "ubx": ubx,
+                "lbg": self.lbg, "ubg": self.ubg}
+        if warm is not None:
+            args.update(x0=warm["x"], lam_g0=warm["lam_g"], lam_x0=warm["lam_x"])
+            if self.variable_h:
+                args["x0"] = np.array(args["x0"], dtype=float).copy()
+                args["x0"][-1] = ubx[-1]
+        else:
+            x0 = np.zeros(self.nx)
+            if self.variable_h:
+                x0[-1] = ubx[-1]
+            args["x0"] = x0
+        sol = self.solver(**args)
+        st = self.solver.stats()
+        x = np.asarray(sol["x"]).ravel()
+        lam_g = np.asarray(sol["lam_g"]).ravel()
+        sigma = x[-1] if self.variable_h else 1.0
+        h = sigma * h_ref
+        y = x[:self.nv]
+        if self.form == "gauss":
+            w = 1 / sigma**2
+            P_eq = -lam_g[:self.ne] / w
+            P_g = -lam_g[self.ne:self.ne + self.ng] / w
+        else:
+            P_eq = x[self.nv:self.nv + self.n_pe]
+            P_g = x[self.nv + self.n_pe:self.nv + self.n_pe + self.n_pg]
+        warm_next = {"x": x, "lam_g": lam_g, "lam_x": np.asarray(sol["lam_x"]).ravel()}
+        name = "ipopt" if self.form == "gauss" else "ipopt-explicit"
+        return (StepSolution(h, y, P_eq, P_g, name, st.get("return_status", "?"),
+                             int(st.get("iter_count", -1)), bool(st.get("success", False))),
+                warm_next)
+
+
+_QP_OPTIONS = {
+    "qrqp": {"print_iter": False, "print_header": False, "print_info": False},
+    "qpoases": {"printLevel": "none", "sparse": False},
+    "osqp": {"osqp": {"verbose": False, "eps_abs": 1e-12, "eps_rel": 1e-12, "max_iter": 100000}},
+    "daqp": {},
+    "highs": {"highs": {"output_flag": False}},
+    "proxqp": {},
+}
+
+
+def _max_abs(x):
+    return ca.mmax(ca.fabs(x)) if x.numel() else ca.DM(0)
+
+
+def _min_or_inf(x):
+    return ca.mmin(x) if x.numel() else ca.DM(np.inf)

@@ -1,0 +1,463 @@
+"""Step control: Stepper.step() for driving the loop yourself, simulate() for everything else."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from .projection import (normalise, position_change, project_positions, project_velocities)
+from .result import Result, StepStats
+from .rotations import rotation_matrix
+from .step_nlp import StepProgram, StepSolution
+from .system import CompiledSystem, ModelError, System
+
+STEP_CONTROLS = ("fixed", "nlp", "adaptive")
+FORMS = ("gauss", "explicit")
+
+
+@dataclass
+class StepperSettings:
+    """Options of the time stepper. Defaults are the measured best (see README, Benchmarks)."""
+
+    step_control: str | None = None
+    """"fixed" (h constant), "nlp" (the seed's scheme: h a bounded NLP variable, IPOPT) or
+    "adaptive" (fast QP steps, h = h_max unless a gap is predicted to close within the step,
+    then the step is cut to end at contact onset). None: "fixed" for a scalar h, "adaptive"
+    for bounds (h_min, h_max)."""
+    form: str = "gauss"
+    """"gauss": v is the only unknown and the multipliers come from the KKT conditions;
+    "explicit": the seed's NLP with impulses as variables and the EOM as equality rows (IPOPT)."""
+    solver: str | None = None
+    """Solver of the fixed-h program: "direct" (closed form, ideal joints only), "qp" (the
+    CasADi conic plugin ``qp_solver``) or "ipopt". None: "direct" without gaps, else "qp"."""
+    qp_solver: str = "qpoases"
+    """CasADi conic plugin used when ``solver == "qp"`` (qpoases, qrqp, daqp, osqp, ...)."""
+    qp_options: dict | None = None
+    """Extra options passed to the conic plugin."""
+    nlp_tol: float = 1e-10
+    """IPOPT ``tol``."""
+    nlp_max_iter: int = 100
+    """IPOPT ``max_iter``."""
+    nlp_options: dict | None = None
+    """Extra IPOPT options (e.g. {"linear_solver": "ma27"})."""
+    tie_break: float = 1e-6
+    """Preference for large h in the "nlp" scheme, J per kg of total mass: the objective gets
+    - tie_break * m_total * h / h_max. It only decides between steps the Gauss objective
+    cannot tell apart (free flight); see FORMULATION.md."""
+    complementarity_eps: float = 1e-12
+    """Relaxation of the complementarity rows P_g * g_lin <= eps in the explicit form."""
+    regularization: float = 1e-10
+    """Relative Tikhonov shift of the closed-form solve (makes redundant joints solvable)."""
+    refinement_steps: int = 3
+    """Iterated-Tikhonov refinements of the closed-form solve (each gains ~10 digits)."""
+    initial_conditions: str = "project"
+    """"project": move inconsistent initial positions/velocities onto the constraints with the
+    smallest mass-weighted change and report the change; "check": raise instead."""
+    consistency_tol: float = 1e-9
+    """Largest constraint residual (position rows, and velocity rows in 1/s units) accepted as
+    consistent at the start."""
+    projection: bool = False
+    """Project positions back onto Phi(q, t) = 0 after every step (mass-weighted)."""
+    projection_tol: float = 1e-12
+    """Tolerance of the post-step and initial position projections."""
+    check_tol: float = 1e-7
+    """Relative tolerance of the per-step physical check (linearised rows, EOM residual)."""
+    max_retries: int = 4
+    """Halvings of h tried after a rejected step (each with the primary and fallback solver)."""
+    fallback: bool = True
+    """Retry a rejected step with IPOPT before cutting h."""
+
+    def __post_init__(self):
+        problems = []
+        if self.step_control is not None and self.step_control not in STEP_CONTROLS:
+            problems.append(f"step_control must be one of {STEP_CONTROLS}, got {self.step_control!r}")
+        if self.form not in FORMS:
+            problems.append(f"form must be one of {FORMS}, got {self.form!r}")
+        if self.solver not in (None, "direct", "qp", "ipopt"):
+            problems.append(f"solver must be 'direct', 'qp' or 'ipopt', got {self.solver!r}")
+        if self.initial_conditions not in ("project", "check"):
+            problems.append("initial_conditions must be 'project' or 'check'")
+        for name in ("nlp_tol", "consistency_tol", "projection_tol", "check_tol", "regularization"):
+            if not getattr(self, name) > 0:
+                problems.append(f"{name} must be > 0")
+        if self.tie_break < 0 or self.complementarity_eps < 0:
+            problems.append("tie_break and complementarity_eps must be >= 0")
+        if self.max_retries < 0:
+            problems.append("max_retries must be >= 0")
+        if problems:
+            raise ModelError(problems)
+
+
+class StepFailure(RuntimeError):
+    """A step could not be completed, even after retries."""
+
+
+@dataclass
+class StepInfo:
+    """What one accepted step did (the record behind ``Result.stats``)."""
+
+    t: float
+    h: float
+    solver: str
+    status: str
+    iterations: int
+    wall_time: float
+    eom_residual: float
+    constraint_violation: float
+    norm_error: float
+    min_gap: float
+    complementarity: float
+    retries: int
+    projection_change: float
+    mu: np.ndarray = field(repr=False, default=None)
+    lam: np.ndarray = field(repr=False, default=None)
+    gaps: np.ndarray = field(repr=False, default=None)
+
+
+def _step_bounds(h) -> tuple[float, float]:
+    if np.ndim(h) == 0:
+        return float(h), float(h)
+    arr = np.asarray(h, dtype=float).ravel()
+    if arr.size != 2:
+        raise ModelError([f"h must be a step size or a pair (h_min, h_max), got {h!r}"])
+    return float(arr[0]), float(arr[1])
+
+
+class Stepper:
+    """Advances a system one step at a time.
+
+    Parameters
+    ----------
+    system : System
+        Compiled on construction (validation errors are raised here, before any step).
+    h : float or (h_min, h_max)
+        Fixed step size, or bounds for the variable-step schemes.
+    settings : StepperSettings, optional
+    t0 : float
+        Initial time.
+
+    Example
+    -------
+    >>> stepper = Stepper(system, h=1e-3)          # doctest: +SKIP
+    >>> while stepper.t < 1.0:                      # doctest: +SKIP
+    ...     info = stepper.step()
+    """
+
+    def __init__(self, system: System, h, settings: StepperSettings | None = None, t0: float = 0.0,
+                 **overrides):
+        settings = settings or StepperSettings()
+        if overrides:
+            settings = StepperSettings(**{**_as_dict(settings), **overrides})
+        self.settings = settings
+        h_min, h_max = _step_bounds(h)
+        problems = []
+        if not (np.isfinite(h_min) and h_min > 0):
+            problems.append(f"h_min must be positive and finite, got {h_min}")
+        if not (np.isfinite(h_max) and h_max > 0):
+            problems.append(f"h_max must be positive and finite, got {h_max}")
+        if h_min > h_max:
+            problems.append(f"h_min > h_max ({h_min} > {h_max})")
+        if problems:
+            raise ModelError(problems)
+        self.h_min, self.h_max = h_min, h_max
+        control = settings.step_control or ("fixed" if h_min == h_max else "adaptive")
+        if control == "fixed" and h_min != h_max:
+            raise ModelError([f"step_control 'fixed' needs one step size, got bounds ({h_min}, {h_max})"])
+        self.step_control = control
+        self.system = system
+        self.cs: CompiledSystem = system.compile()
+        self.program = StepProgram(self.cs, settings)
+        cs = self.cs
+        if settings.solver is not None:
+            self.solver = settings.solver
+        else:
+            self.solver = "direct" if cs.n_gap == 0 else "qp"
+        if self.solver == "direct" and cs.n_gap:
+            raise ModelError(["solver 'direct' handles ideal joints only; this system has gaps "
+                              f"({[r.name for r in cs.gap_rows]}): use 'qp' or 'ipopt'"])
+        if settings.form == "explicit" and self.solver != "ipopt" and control != "nlp":
+            self.solver = "ipopt"   # the explicit form is an NLP
+        self.t = float(t0)
+        q, v = cs.initial_state()
+        self.q, self.v, self.initial_projection = self._consistent_start(normalise(q, cs.n_bodies), v)
+        self._warm = {}
+        self._lam_qp = None
+        self.gaps = np.asarray(cs.gap(self.q)).ravel()
+        self._force_scale = cs.total_mass * (np.linalg.norm(system.gravity) + 1.0)
+
+    # ------------------------------------------------------------------ initial conditions
+    def _consistent_start(self, q, v):
+        cs, st, t = self.cs, self.settings, self.t
+        rows = cs.constraint_rows
+        phi = np.asarray(cs.phi(q, t)).ravel()
+        vel = (np.asarray(cs.velocity_jacobian(q, t)) @ v + np.asarray(cs.phi_t(q, t)).ravel()
+               if cs.n_eq else np.zeros(0))
+        gaps = np.asarray(cs.gap(q)).ravel()
+        problems = []
+        for r in cs.gap_rows:
+            g = gaps[r.start:r.stop]
+            if g.size and g.min() < -st.consistency_tol:
+                problems.append(f"{r.element.label}: initial gap {g.min():.3e} m < 0 (bodies overlap)")
+        if problems:
+            raise ModelError(problems)
+        pos_bad = phi.size and np.abs(phi).max() > st.consistency_tol
+        vel_bad = vel.size and np.abs(vel).max() > st.consistency_tol
+        report = {"changed": False, "position_change": 0.0, "velocity_change": 0.0,
+                  "position_violation": float(np.abs(phi).max()) if phi.size else 0.0,
+                  "velocity_violation": float(np.abs(vel).max()) if vel.size else 0.0}
+        if not (pos_bad or vel_bad):
+            return q, v, report
+        if st.initial_conditions == "check":
+            msgs = []
+            for r in rows:
+                for label, arr in (("position", phi), ("velocity", vel)):
+                    worst = np.abs(arr[r.start:r.stop]).max() if r.size else 0.0
+                    if worst > st.consistency_tol:
+                        msgs.append(f"{r.element.label}: initial {label} residual {worst:.3e} "
+                                    f"> consistency_tol {st.consistency_tol:g}")
+            raise ModelError(["inconsistent initial conditions (use initial_conditions='project' "
+                              "to project them)"] + msgs)
+        q_new, _, viol, ok = project_positions(cs, q, t, tol=st.projection_tol)
+        if not ok:
+            worst = max(rows, key=lambda r: np.abs(np.asarray(cs.phi(q_new, t)).ravel()[r.start:r.stop]).max()
+                        if r.size else 0.0)
+            raise ModelError([f"initial positions cannot be made consistent: residual {viol:.3e} "
+                              f"after projection, worst at {worst.element.label}"])
+        v_new, vres = project_velocities(cs, q_new, v, t)
+        report.update(changed=True, position_change=position_change(q, q_new, cs.n_bodies),
+                      velocity_change=float(np.abs(v_new - v).max()),
+                      body_changes={b.name: {"position": float(np.linalg.norm(q_new[7 * k:7 * k + 3] - q[7 * k:7 * k + 3])),
+                                             "velocity": float(np.linalg.norm(v_new[6 * k:6 * k + 6] - v[6 * k:6 * k + 6]))}
+                                    for k, b in enumerate(cs.bodies)})
+        return q_new, v_new, report
+
+    # ------------------------------------------------------------------ one step
+    def step(self, t_end: float | None = None) -> StepInfo:
+        """Take one accepted step (never past ``t_end``); raise StepFailure if impossible."""
+        tic = time.perf_counter()
+        remaining = np.inf if t_end is None else t_end - self.t
+        h_max = min(self.h_max, remaining)
+        h_min = min(self.h_min, h_max)
+        reasons = []
+        for retry, (kind, bounds) in enumerate(self._attempts(h_min, h_max)):
+            try:
+                sol, out = self._solve(kind, bounds)
+            except RuntimeError as err:     # CasADi errors surface as RuntimeError
+                reasons.append(f"{kind} h={bounds[1]:.3g}: {str(err).splitlines()[0][:200]}")
+                continue
+            if out is None:
+                out = self.program.finish(self.q, self.v, self.t, sol.h, sol.y, sol.P_eq, sol.P_g)
+            ok, why = self._check(sol, out)
+            if ok:
+                return self._accept(sol, out, retry, time.perf_counter() - tic)
+            reasons.append(f"{sol.solver} h={sol.h:.3g}: {why}")
+        raise StepFailure(f"step at t = {self.t:.9g} failed after {len(reasons)} attempts: "
+                          + "; ".join(reasons[-3:]))
+
+    def _attempts(self, h_min, h_max):
+        primary = "nlp" if self.step_control == "nlp" else self.solver
+        if self.step_control == "adaptive":
+            h_max = self._predict_contact_step(h_min, h_max)
+            h_min = h_max
+        if self.step_control != "nlp":
+            h_min = h_max
+        kinds = [primary] + (["ipopt"] if self.settings.fallback and primary not in ("ipopt", "nlp") else [])
+        for r in range(self.settings.max_retries + 1):
+            hb = (min(h_min, h_max / 2**r), h_max / 2**r)
+            for kind in kinds:
+                yield kind, hb
+
+    def _predict_contact_step(self, h_min, h_max):
+        """Largest h <= h_max at which no open gap closes in a free step (linear prediction)."""
+        if self.cs.n_gap == 0:
+            return h_max
+        _, _, A_g, c_g, y_free = self.program.prepare(self.q, self.v, self.t, h_max)
+        predicted = h_max * (A_g.reshape(self.cs.n_gap, -1) @ y_free + c_g)
+        g0 = self.gaps
+        closing = (g0 > 0) & (predicted < 0)
+        if not closing.any():
+            return h_max
+        frac = np.min(g0[closing] / (g0[closing] - predicted[closing]))
+        return float(np.clip(frac * h_max, h_min, h_max))
+
+    def _solve(self, kind, bounds):
+        q, v, t = self.q, self.v, self.t
+        form = self.settings.form
+        if kind == "direct":
+            return self.program.solve_direct(q, v, t, bounds[1])
+        if kind == "qp":
+            return self.program.solve_qp(q, v, t, bounds[1], self._lam_qp), None
+        if kind == "nlp":
+            key = (form, True)
+            sol, self._warm[key] = self.program.solve_nlp(form, q, v, t, bounds, self.h_max,
+                                                          True, self._warm.get(key))
+            return sol, None
+        # IPOPT on a fixed step (primary for solver="ipopt", else the fallback)
+        key = (form if self.solver == "ipopt" else "gauss", False)
+        sol, self._warm[key] = self.program.solve_nlp(key[0], q, v, t, (bounds[1], bounds[1]),
+                                                      bounds[1], False, self._warm.get(key))
+        return sol, None
+
+    def _check(self, sol: StepSolution, out) -> tuple[bool, str]:
+        (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, row_res, min_row, comp) = out
+        tol = self.settings.check_tol
+        if not sol.success:
+            return False, f"solver status {sol.status!r}"
+        if not (np.all(np.isfinite(q1)) and np.all(np.isfinite(v1))):
+            return False, "non-finite state"
+        vscale = 1.0 + np.abs(v1).max() + np.abs(self.v).max()
+        if row_res[0] > tol * vscale * 10:
+            return False, f"linearised joint rows violated by {row_res[0]:.3e}"
+        if min_row[0] < -tol * vscale * 10:
+            return False, f"linearised gap rows violated by {-min_row[0]:.3e}"
+        fscale = self._force_scale + np.abs(self.cs.M @ (v1 - self.v)).max() / sol.h
+        if eom[0] > tol * fscale * 10:
+            return False, f"EOM residual {eom[0]:.3e} (scale {fscale:.3g})"
+        if norm_err[0] > 1e-2:
+            return False, f"Euler-parameter norm error {norm_err[0]:.3e}"
+        return True, ""
+
+    def _accept(self, sol, out, retries, wall) -> StepInfo:
+        (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, row_res, min_row, comp) = out
+        t1 = self.t + sol.h
+        proj_change = 0.0
+        if self.settings.projection and self.cs.n_eq:
+            q_proj, _, viol_after, _ = project_positions(self.cs, q1, t1, tol=self.settings.projection_tol)
+            proj_change = position_change(q1, q_proj, self.cs.n_bodies)
+            q1 = q_proj
+            viol = np.array([viol_after])
+            gaps = np.asarray(self.cs.gap(q1)).ravel()
+            min_gap = np.array([gaps.min() if gaps.size else np.inf])
+        if sol.solver not in ("direct",) and self.cs.n_gap + self.cs.n_eq:
+            self._lam_qp = -np.r_[sol.P_eq, sol.P_g]
+        self.q, self.v, self.t, self.gaps = q1, v1, t1, gaps
+        return StepInfo(t1, sol.h, sol.solver, sol.status, sol.iterations, wall,
+                        float(eom[0]), float(viol[0]), float(norm_err[0]), float(min_gap[0]),
+                        float(comp[0]), retries, proj_change, mu, lam, gaps)
+
+
+def _as_dict(settings):
+    return {f.name: getattr(settings, f.name) for f in fields(settings)}
+
+
+def simulate(system: System, t_end: float, h, settings: StepperSettings | None = None,
+             progress: bool | None = None, t0: float = 0.0, **options) -> Result:
+    """Simulate ``system`` from ``t0`` to ``t_end``.
+
+    Parameters
+    ----------
+    system : System
+    t_end : float
+        Final time (s).
+    h : float or (h_min, h_max)
+        Fixed step, or bounds for the variable-step schemes (``step_control``).
+    settings : StepperSettings, optional
+        Stepper options; keyword ``options`` override single fields
+        (e.g. ``step_control="nlp"``, ``form="explicit"``, ``projection=True``).
+    progress : bool or None
+        Show a tqdm progress bar; None shows it only on a terminal.
+
+    Returns
+    -------
+    Result
+        Partial when a step fails: ``success`` is False and ``message`` says where and why.
+
+    Example
+    -------
+    >>> res = simulate(system, t_end=5.0, h=1e-3)       # doctest: +SKIP
+    >>> res.position("crank").shape                      # doctest: +SKIP
+    (5001, 3)
+    """
+    if not (np.isfinite(t_end) and t_end > t0):
+        raise ModelError([f"t_end must be finite and greater than t0 = {t0}, got {t_end}"])
+    stepper = Stepper(system, h, settings, t0=t0, **options)
+    cs = stepper.cs
+    ts, qs, vs, infos = [stepper.t], [stepper.q], [stepper.v], []
+    gap_hist = [stepper.gaps]
+    status, message = 0, "reached t_end"
+    from tqdm.auto import tqdm
+    bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
+               bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
+    last_update = stepper.t
+    try:
+        while stepper.t < t_end - 1e-12 * max(1.0, abs(t_end)):
+            try:
+                info = stepper.step(t_end)
+            except StepFailure as err:
+                status, message = -1, str(err)
+                break
+            except KeyboardInterrupt:
+                status, message = -1, f"interrupted at t = {stepper.t:.9g}"
+                break
+            infos.append(info)
+            ts.append(stepper.t)
+            qs.append(stepper.q)
+            vs.append(stepper.v)
+            gap_hist.append(info.gaps)
+            if stepper.t - last_update >= 0.01 * (t_end - t0):
+                bar.update(stepper.t - last_update)
+                last_update = stepper.t
+    finally:
+        bar.update(stepper.t - last_update)
+        bar.close()
+    return _build_result(stepper, ts, qs, vs, infos, gap_hist, status, message)
+
+
+def _build_result(stepper, ts, qs, vs, infos, gap_hist, status, message) -> Result:
+    cs = stepper.cs
+    t = np.asarray(ts)
+    q = np.asarray(qs).reshape(len(ts), cs.nq)
+    v = np.asarray(vs).reshape(len(ts), cs.nv)
+    n = len(infos)
+    stats = StepStats(
+        solver=np.array([i.solver for i in infos], dtype="U16"),
+        status=np.array([i.status for i in infos], dtype="U48"),
+        **{f: np.array([getattr(i, f) for i in infos], dtype=int if f in ("iterations", "retries") else float)
+           for f in ("iterations", "wall_time", "eom_residual", "constraint_violation", "norm_error",
+                     "min_gap", "complementarity", "retries", "projection_change")})
+    mu = np.array([i.mu for i in infos]).reshape(n, cs.n_eq)
+    lam = np.array([i.lam for i in infos]).reshape(n, cs.n_gap)
+    gaps = np.asarray(gap_hist).reshape(len(ts), cs.n_gap)
+    kin = np.asarray(cs.kinetic.map(len(ts))(v.T)).ravel()
+    pot = np.asarray(cs.potential.map(len(ts))(t[None, :], q.T)).ravel()
+    wrenches = _constraint_wrenches(cs, t[:-1], q[:-1], mu)
+    rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.constraint_rows}
+    gap_rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.gap_rows}
+    info = {"step_control": stepper.step_control, "solver": stepper.solver,
+            "form": stepper.settings.form, "h_min": stepper.h_min, "h_max": stepper.h_max,
+            "program_builds": stepper.program.build_count}
+    return Result(t, q, v, np.diff(t), kin + pot, kin, pot, stats, mu, lam, gaps,
+                  [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
+                  message, stepper.initial_projection, info)
+
+
+def _constraint_wrenches(cs, t, q, mu):
+    """Per element and body: [force (global), moment about the joint point (global)]."""
+    n = len(t)
+    out = {}
+    if n == 0 or cs.n_eq == 0:
+        return {r.name: np.zeros((n, len(r.element.bodies), 6)) for r in cs.constraint_rows}
+    Pi_all = np.asarray(cs.velocity_jacobian.map(n)(q.T, t[None, :]))  # (n_eq, nv * n)
+    Pi_all = Pi_all.reshape(cs.n_eq, n, cs.nv)  # column blocks per step
+    for r in cs.constraint_rows:
+        el = r.element
+        gen = np.einsum("ekv,ke->kv", Pi_all[r.start:r.stop], mu[:, r.start:r.stop])  # (n, nv)
+        point = el.reaction_point()
+        res = np.zeros((n, len(el.bodies), 6))
+        moving = [j for j, b in enumerate(el.bodies) if not b.is_ground]
+        for j in moving:
+            b = el.bodies[j]
+            k = b.index
+            A = np.array([rotation_matrix(p) for p in q[:, 7 * k + 3:7 * k + 7]])
+            f = gen[:, 6 * k:6 * k + 3]
+            n_cm = np.einsum("nij,nj->ni", A, gen[:, 6 * k + 3:6 * k + 6])
+            if point is not None:
+                arm = np.einsum("nij,j->ni", A, b.local_point(point))   # joint point - CoM
+                n_cm = n_cm - np.cross(arm, f)
+            res[:, j, :3], res[:, j, 3:] = f, n_cm
+        for j, b in enumerate(el.bodies):
+            if b.is_ground:
+                res[:, j] = -res[:, moving].sum(axis=1)
+        out[r.name] = res
+    return out
