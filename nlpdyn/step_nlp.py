@@ -232,7 +232,14 @@ class StepProgram:
         opts = {"print_time": False, "error_on_fail": False,
                 "ipopt": {"print_level": 0, "sb": "yes", "tol": self.settings.nlp_tol,
                           "max_iter": self.settings.nlp_max_iter,
-                          "warm_start_init_point": "yes", "mu_init": 1e-4,
+                          "warm_start_init_point": "yes",
+                          "mu_init": self.settings.nlp_mu_init,
+                          # rows are in velocity/impulse units already; IPOPT's gradient
+                          # scaling made MUMPS report singular KKT systems on the explicit form
+                          "nlp_scaling_method": "none",
+                          # MUMPS' default pivot tolerance (1e-6) let restoration fail on the
+                          # explicit form; 1e-3 was robust in every case measured
+                          "mumps_pivtol": 1e-3,
                           "warm_start_bound_push": 1e-9, "warm_start_mult_bound_push": 1e-9}}
         if not variable_h:
             opts["ipopt"].update({"hessian_constant": "yes", "jac_c_constant": "yes",
@@ -247,7 +254,8 @@ class StepProgram:
                   warm=None) -> tuple[StepSolution, dict]:
         """Solve with IPOPT. ``h_bounds`` = (h_lo, h_hi); with ``variable_h`` h = sigma h_ref is
         a variable in those bounds, else h = h_hi."""
-        return self.nlp(form, variable_h).solve(q0, v0, t0, *h_bounds, h_ref, warm)
+        guess = None if warm is not None else self.prepare(q0, v0, t0, h_bounds[1])[4]
+        return self.nlp(form, variable_h).solve(q0, v0, t0, *h_bounds, h_ref, warm, guess)
 
 
 class _NLP:
@@ -259,7 +267,7 @@ class _NLP:
         self.lbg, self.ubg = lbg, ubg
         self.nx = nv + n_pe + n_pg + (1 if variable_h else 0)
 
-    def solve(self, q0, v0, t0, h_lo, h_hi, h_ref, warm):
+    def solve(self, q0, v0, t0, h_lo, h_hi, h_ref, warm, guess=None):
         lbx = np.full(self.nx, -np.inf)
         ubx = np.full(self.nx, np.inf)
         if self.n_pg:
@@ -277,6 +285,8 @@ class _NLP:
                 args["x0"][-1] = ubx[-1]
         else:
             x0 = np.zeros(self.nx)
+            if guess is not None:
+                x0[:self.nv] = guess
             if self.variable_h:
                 x0[-1] = ubx[-1]
             args["x0"] = x0

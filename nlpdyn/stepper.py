@@ -35,13 +35,15 @@ class StepperSettings:
     """CasADi conic plugin used when ``solver == "qp"`` (qpoases, qrqp, daqp, osqp, ...)."""
     qp_options: dict | None = None
     """Extra options passed to the conic plugin."""
-    nlp_tol: float = 1e-10
+    nlp_tol: float = 1e-9
     """IPOPT ``tol``."""
+    nlp_mu_init: float = 1e-9
+    """IPOPT ``mu_init`` for the warm-started solves (small: the previous step is a good guess)."""
     nlp_max_iter: int = 100
     """IPOPT ``max_iter``."""
     nlp_options: dict | None = None
     """Extra IPOPT options (e.g. {"linear_solver": "ma27"})."""
-    tie_break: float = 1e-6
+    tie_break: float = 1e-4
     """Preference for large h in the "nlp" scheme, J per kg of total mass: the objective gets
     - tie_break * m_total * h / h_max. It only decides between steps the Gauss objective
     cannot tell apart (free flight); see FORMULATION.md."""
@@ -67,6 +69,11 @@ class StepperSettings:
     """Halvings of h tried after a rejected step (each with the primary and fallback solver)."""
     fallback: bool = True
     """Retry a rejected step with IPOPT before cutting h."""
+    polish: bool = True
+    """In the "nlp" scheme, a step whose h ends within ``polish_tol`` (relative) of its upper
+    bound is re-solved with h exactly at the bound by the fixed-step solver: the interior
+    point otherwise stops ~1e-7..1e-5 short of the bound (barrier offset mu / tie-break)."""
+    polish_tol: float = 1e-4
 
     def __post_init__(self):
         problems = []
@@ -249,11 +256,28 @@ class Stepper:
             if out is None:
                 out = self.program.finish(self.q, self.v, self.t, sol.h, sol.y, sol.P_eq, sol.P_g)
             ok, why = self._check(sol, out)
+            if ok and kind == "nlp" and self.settings.polish and sol.h < bounds[1] and \
+                    sol.h >= bounds[1] * (1 - self.settings.polish_tol):
+                sol, out = self._polish(sol, out, bounds[1])
             if ok:
                 return self._accept(sol, out, retry, time.perf_counter() - tic)
             reasons.append(f"{sol.solver} h={sol.h:.3g}: {why}")
         raise StepFailure(f"step at t = {self.t:.9g} failed after {len(reasons)} attempts: "
                           + "; ".join(reasons[-3:]))
+
+    def _polish(self, sol, out, h):
+        """Re-solve a step that IPOPT ended just short of its h bound exactly at the bound."""
+        try:
+            fixed, fixed_out = self._solve(self.solver if self.solver != "ipopt" else "qp"
+                                           if self.cs.n_gap else "direct", (h, h))
+        except RuntimeError:
+            return sol, out
+        if fixed_out is None:
+            fixed_out = self.program.finish(self.q, self.v, self.t, h, fixed.y, fixed.P_eq, fixed.P_g)
+        if not self._check(fixed, fixed_out)[0]:
+            return sol, out
+        fixed.solver, fixed.status, fixed.iterations = sol.solver, sol.status + " (polished)", sol.iterations
+        return fixed, fixed_out
 
     def _attempts(self, h_min, h_max):
         primary = "nlp" if self.step_control == "nlp" else self.solver
