@@ -74,6 +74,7 @@ class StepperSettings:
     bound is re-solved with h exactly at the bound by the fixed-step solver: the interior
     point otherwise stops ~1e-7..1e-5 short of the bound (barrier offset mu / tie-break)."""
     polish_tol: float = 1e-4
+    """Relative distance from the h bound within which an "nlp" step is polished."""
 
     def __post_init__(self):
         problems = []
@@ -246,6 +247,12 @@ class Stepper:
         remaining = np.inf if t_end is None else t_end - self.t
         h_max = min(self.h_max, remaining)
         h_min = min(self.h_min, h_max)
+        if self.step_control == "adaptive":
+            h_max = self._predict_contact_step(h_min, h_max)
+        sol, out, retries = self._solve_with_retries(h_min, h_max)
+        return self._accept(sol, out, retries, time.perf_counter() - tic)
+
+    def _solve_with_retries(self, h_min, h_max):
         reasons = []
         for retry, (kind, bounds) in enumerate(self._attempts(h_min, h_max)):
             try:
@@ -260,7 +267,7 @@ class Stepper:
                     sol.h >= bounds[1] * (1 - self.settings.polish_tol):
                 sol, out = self._polish(sol, out, bounds[1])
             if ok:
-                return self._accept(sol, out, retry, time.perf_counter() - tic)
+                return sol, out, retry
             reasons.append(f"{sol.solver} h={sol.h:.3g}: {why}")
         raise StepFailure(f"step at t = {self.t:.9g} failed after {len(reasons)} attempts: "
                           + "; ".join(reasons[-3:]))
@@ -281,9 +288,6 @@ class Stepper:
 
     def _attempts(self, h_min, h_max):
         primary = "nlp" if self.step_control == "nlp" else self.solver
-        if self.step_control == "adaptive":
-            h_max = self._predict_contact_step(h_min, h_max)
-            h_min = h_max
         if self.step_control != "nlp":
             h_min = h_max
         kinds = [primary] + (["ipopt"] if self.settings.fallback and primary not in ("ipopt", "nlp") else [])
