@@ -26,8 +26,10 @@ Example
 """
 from .body import BodyState, Ground, RigidBody
 from .forces import ForceElement, Gravity, PointForce, SpringDamper
-from .joints import (BilateralConstraint, Cylindrical, Fixed, Prismatic, Programmed, Revolute,
-                     RotationDriver, Spherical, TranslationDriver, UnilateralConstraint, Universal)
+from .joints import (BilateralConstraint, ClearanceJoint, Cylindrical, CylindricalClearance, Fixed,
+                     Prismatic, PrismaticClearance, Programmed, Revolute, RevoluteClearance,
+                     RotationDriver, Spherical, SphericalClearance, TranslationDriver,
+                     UnilateralConstraint, Universal)
 from .result import Result, StepStats
 from .stepper import StepFailure, StepInfo, Stepper, StepperSettings, simulate
 from .system import CompiledSystem, ModelError, System
@@ -38,6 +40,8 @@ __all__ = [
     "System", "CompiledSystem", "ModelError", "RigidBody", "Ground", "BodyState",
     "Spherical", "Revolute", "Cylindrical", "Prismatic", "Universal", "Fixed",
     "RotationDriver", "TranslationDriver", "Programmed", "BilateralConstraint",
+    "ClearanceJoint", "CylindricalClearance", "RevoluteClearance", "PrismaticClearance",
+    "SphericalClearance",
     "UnilateralConstraint", "ForceElement", "Gravity", "PointForce", "SpringDamper",
     "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "Result", "StepStats",
 ]

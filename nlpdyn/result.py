@@ -6,9 +6,6 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-_STEP_FIELDS = ("iterations", "wall_time", "eom_residual", "constraint_violation", "norm_error",
-                "min_gap", "complementarity", "retries", "projection_change")
-
 
 @dataclass
 class StepStats:
@@ -27,6 +24,8 @@ class StepStats:
     complementarity         max |lambda_j * g_lin,j| (impulse x velocity units)
     retries : int array     attempts rejected before the accepted one
     projection_change       largest change made by the post-step projection (0 when off)
+    gap_iterations : int    Gauss-Newton iterations on the nonlinear end-of-step gaps
+    contact_changed : bool  whether the set of gaps carrying force changed in the step
     """
 
     solver: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="U16"))
@@ -40,6 +39,8 @@ class StepStats:
     complementarity: np.ndarray = field(default_factory=lambda: np.zeros(0))
     retries: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
     projection_change: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    gap_iterations: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+    contact_changed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
     @property
     def n_steps(self) -> int:

@@ -43,6 +43,7 @@ class StepSolution:
     status: str
     iterations: int
     success: bool
+    gap_iterations: int = 0
 
 
 class StepProgram:
@@ -59,7 +60,7 @@ class StepProgram:
         nq, nv, ne, ng = cs.nq, cs.nv, cs.n_eq, cs.n_gap
         self.nv, self.n_eq, self.n_gap = nv, ne, ng
 
-        q0, v0 = ca.SX.sym("q0", nq), ca.SX.sym("v0", nv)
+        q0, v0, q_lin = ca.SX.sym("q0", nq), ca.SX.sym("v0", nv), ca.SX.sym("q_lin", nq)
         t0, h = ca.SX.sym("t0"), ca.SX.sym("h")
         y = ca.SX.sym("y", nv)
         L = cs.L
@@ -70,17 +71,20 @@ class StepProgram:
         y_free = ca.DM(L.T) @ v0 + h * ca.DM(np.linalg.solve(L, np.eye(nv))) @ F0  # L^T M^-1 = L^-1
         qdot = self._qdot(q0, v, h)
         rows_eq = cs.phi(q0, t0) / h + cs.phi_q(q0, t0) @ qdot + cs.phi_t(q0, t0)
-        rows_g = cs.gap(q0) / h + cs.gap_q(q0) @ qdot
+        # gaps linearised at q_lin (q0 for the seed's scheme; the previous iterate's end of
+        # step when the stepper refines them towards the nonlinear end-of-step gap)
+        rows_g = cs.gap(q_lin) / h + cs.gap_q(q_lin) @ (qdot - (q_lin - q0) / h)
         A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
         A_g = ca.jacobian(rows_g, y)
-        self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, y_free=y_free, rows_eq=rows_eq,
+        self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, rows_eq=rows_eq,
                          rows_g=rows_g, A_eq=A_eq, A_g=A_g, F0=F0, qdot=qdot)
 
         c_eq = ca.substitute(rows_eq, y, ca.DM.zeros(nv))
         c_g = ca.substitute(rows_g, y, ca.DM.zeros(nv))
         self.prepare = FastFunction(ca.Function(
-            "step_prepare", [q0, v0, t0, h], [ca.densify(A_eq), c_eq, ca.densify(A_g), c_g, y_free],
-            ["q0", "v0", "t0", "h"], ["A_eq", "c_eq", "A_g", "c_g", "y_free"]))
+            "step_prepare", [q0, v0, t0, h, q_lin],
+            [ca.densify(A_eq), c_eq, ca.densify(A_g), c_g, y_free],
+            ["q0", "v0", "t0", "h", "q_lin"], ["A_eq", "c_eq", "A_g", "c_g", "y_free"]))
 
         # Finish: end-of-step state and the checks the stepper makes on every step.
         P_eq, P_g = ca.SX.sym("P_eq", ne), ca.SX.sym("P_g", ng)
@@ -94,11 +98,11 @@ class StepProgram:
         phi1 = cs.phi(q1, t1)
         gap1 = cs.gap(q1)
         self.finish = FastFunction(ca.Function(
-            "step_finish", [q0, v0, t0, h, y, P_eq, P_g],
+            "step_finish", [q0, v0, t0, h, q_lin, y, P_eq, P_g],
             [q1, v1, P_eq / h, P_g / h, ca.mmax(ca.fabs(eom)) if nv else ca.DM(0),
              _max_abs(phi1), _max_abs(norms), _min_or_inf(gap1), gap1,
              _max_abs(rows_eq), _min_or_inf(rows_g), _max_abs(P_g * rows_g)],
-            ["q0", "v0", "t0", "h", "y", "P_eq", "P_g"],
+            ["q0", "v0", "t0", "h", "q_lin", "y", "P_eq", "P_g"],
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
              "min_gap", "gap", "row_residual", "min_row_gap", "complementarity"]))
         self._qp = None
@@ -135,7 +139,7 @@ class StepProgram:
         cs = self.cs
         Q0, V0, T0, H = (ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", self.nv), ca.MX.sym("t0"),
                          ca.MX.sym("h"))
-        A, c, _, _, y_free = self.prepare.function(Q0, V0, T0, H)
+        A, c, _, _, y_free = self.prepare.function(Q0, V0, T0, H, Q0)
         y, P = y_free, ca.MX.zeros(self.n_eq)
         if self.n_eq:
             W = A @ A.T
@@ -148,24 +152,24 @@ class StepProgram:
                 z = z + solver.solve(Wreg, r - W @ z)
             y = y_free - A.T @ z
             P = -z
-        out = self.finish.function(Q0, V0, T0, H, y, P, ca.MX.zeros(0))
+        out = self.finish.function(Q0, V0, T0, H, Q0, y, P, ca.MX.zeros(0))
         return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H], [y, P, *out],
                                         ["q0", "v0", "t0", "h"],
                                         ["y", "P_eq", *self.finish.names_out]))
 
     # ------------------------------------------------------------------ QP plugin
-    def solve_qp(self, q0, v0, t0, h, warm=None) -> StepSolution:
+    def solve_qp(self, q0, v0, t0, h, q_lin, warm=None) -> StepSolution:
         if self._qp is None:
             self._qp = self._build_qp(self.settings.qp_solver)
         lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
-        y, lam, ok = self._qp(q0, v0, t0, h, lam0)
+        y, lam, ok = self._qp(q0, v0, t0, h, q_lin, lam0)
         lam_eq, lam_g = lam[:self.n_eq], lam[self.n_eq:]
         return StepSolution(h, y, -lam_eq, -lam_g, self.settings.qp_solver,
                             "solved" if ok[0] > 0.5 else "failed", -1, bool(ok[0] > 0.5))
 
     def _build_qp(self, plugin):
         s = self._sym
-        params = ca.vertcat(s["q0"], s["v0"], s["t0"], s["h"])
+        params = ca.vertcat(s["q0"], s["v0"], s["t0"], s["h"], s["q_lin"])
         f = 0.5 * ca.sumsqr(s["y"] - s["y_free"])
         g = ca.vertcat(s["rows_eq"], s["rows_g"])
         opts = {"error_on_fail": False, "verbose": False}
@@ -173,14 +177,15 @@ class StepProgram:
         opts.update(self.settings.qp_options or {})
         qp = ca.qpsol(f"step_qp_{plugin}", plugin, {"x": s["y"], "p": params, "f": f, "g": g}, opts)
         self.build_count += 1
-        Q0, V0 = ca.MX.sym("q0", self.cs.nq), ca.MX.sym("v0", self.nv)
+        Q0, V0, QL = (ca.MX.sym("q0", self.cs.nq), ca.MX.sym("v0", self.nv),
+                      ca.MX.sym("q_lin", self.cs.nq))
         T0, H, LAM = ca.MX.sym("t0"), ca.MX.sym("h"), ca.MX.sym("lam0", self.n_eq + self.n_gap)
         lbg = np.r_[np.zeros(self.n_eq), np.zeros(self.n_gap)]
         ubg = np.r_[np.zeros(self.n_eq), np.full(self.n_gap, np.inf)]
-        sol = qp(x0=0, p=ca.vertcat(Q0, V0, T0, H), lbg=lbg, ubg=ubg, lam_g0=LAM)
+        sol = qp(x0=0, p=ca.vertcat(Q0, V0, T0, H, QL), lbg=lbg, ubg=ubg, lam_g0=LAM)
         ok = ca.MX(1)  # plugin status is not visible inside a graph; the stepper checks the step
-        fn = ca.Function("step_qp", [Q0, V0, T0, H, LAM], [sol["x"], sol["lam_g"], ok],
-                         ["q0", "v0", "t0", "h", "lam0"], ["y", "lam", "ok"])
+        fn = ca.Function("step_qp", [Q0, V0, T0, H, QL, LAM], [sol["x"], sol["lam_g"], ok],
+                         ["q0", "v0", "t0", "h", "q_lin", "lam0"], ["y", "lam", "ok"])
         return FastFunction(fn)
 
     # ------------------------------------------------------------------ NLPs (IPOPT)
@@ -228,7 +233,7 @@ class StepProgram:
             n_pe, n_pg = ne, ng
         else:
             raise ValueError(f"unknown form {form!r}; use 'gauss' or 'explicit'")
-        p = ca.vertcat(q0, v0, t0, h_ref)
+        p = ca.vertcat(q0, v0, t0, h_ref, s["q_lin"])
         opts = {"print_time": False, "error_on_fail": False,
                 "ipopt": {"print_level": 0, "sb": "yes", "tol": self.settings.nlp_tol,
                           "max_iter": self.settings.nlp_max_iter,
@@ -250,12 +255,12 @@ class StepProgram:
                            {"x": x, "p": p, "f": f, "g": g}, opts)
         return _NLP(solver, nv, n_pe, n_pg, ne, ng, variable_h, form, lbg, ubg)
 
-    def solve_nlp(self, form, q0, v0, t0, h_bounds, h_ref, variable_h,
+    def solve_nlp(self, form, q0, v0, t0, h_bounds, h_ref, variable_h, q_lin,
                   warm=None) -> tuple[StepSolution, dict]:
         """Solve with IPOPT. ``h_bounds`` = (h_lo, h_hi); with ``variable_h`` h = sigma h_ref is
         a variable in those bounds, else h = h_hi."""
-        guess = None if warm is not None else self.prepare(q0, v0, t0, h_bounds[1])[4]
-        return self.nlp(form, variable_h).solve(q0, v0, t0, *h_bounds, h_ref, warm, guess)
+        guess = None if warm is not None else self.prepare(q0, v0, t0, h_bounds[1], q_lin)[4]
+        return self.nlp(form, variable_h).solve(q0, v0, t0, *h_bounds, h_ref, q_lin, warm, guess)
 
 
 class _NLP:
@@ -267,7 +272,7 @@ class _NLP:
         self.lbg, self.ubg = lbg, ubg
         self.nx = nv + n_pe + n_pg + (1 if variable_h else 0)
 
-    def solve(self, q0, v0, t0, h_lo, h_hi, h_ref, warm, guess=None):
+    def solve(self, q0, v0, t0, h_lo, h_hi, h_ref, q_lin, warm, guess=None):
         lbx = np.full(self.nx, -np.inf)
         ubx = np.full(self.nx, np.inf)
         if self.n_pg:
@@ -276,7 +281,7 @@ class _NLP:
             lbx[-1], ubx[-1] = h_lo / h_ref, h_hi / h_ref
         else:
             h_ref = h_hi
-        args = {"p": np.r_[q0, v0, t0, h_ref], "lbx": lbx, "ubx": ubx,
+        args = {"p": np.r_[q0, v0, t0, h_ref, q_lin], "lbx": lbx, "ubx": ubx,
                 "lbg": self.lbg, "ubg": self.ubg}
         if warm is not None:
             args.update(x0=warm["x"], lam_g0=warm["lam_g"], lam_x0=warm["lam_x"])

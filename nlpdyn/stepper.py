@@ -75,6 +75,15 @@ class StepperSettings:
     point otherwise stops ~1e-7..1e-5 short of the bound (barrier offset mu / tie-break)."""
     polish_tol: float = 1e-4
     """Relative distance from the h bound within which an "nlp" step is polished."""
+    gap_iterations: int = 5
+    """Gauss-Newton iterations on the nonlinear end-of-step gaps (0: the seed's linearised
+    gaps only). Each re-solves the fixed-h program with the gaps linearised at the previous
+    iterate; the linearisation otherwise leaves a penetration ~ h^2 |v_t|^2 / clearance."""
+    gap_tol: float = 1e-10
+    """Penetration (m) below which no further gap iteration is made."""
+    max_penetration: float | None = None
+    """Largest penetration (m) accepted after the gap iterations; a step beyond it is retried
+    with a smaller h. None: 1% of the smallest clearance in the system."""
 
     def __post_init__(self):
         problems = []
@@ -118,6 +127,8 @@ class StepInfo:
     complementarity: float
     retries: int
     projection_change: float
+    gap_iterations: int = 0
+    contact_changed: bool = False
     mu: np.ndarray = field(repr=False, default=None)
     lam: np.ndarray = field(repr=False, default=None)
     gaps: np.ndarray = field(repr=False, default=None)
@@ -192,7 +203,12 @@ class Stepper:
         self._warm = {}
         self._lam_qp = None
         self.gaps = np.asarray(cs.gap(self.q)).ravel()
+        self._active = np.zeros(cs.n_gap, dtype=bool)
         self._force_scale = cs.total_mass * (np.linalg.norm(system.gravity) + 1.0)
+        clearances = [r.element.min_clearance for r in cs.gap_rows
+                      if hasattr(r.element, "min_clearance")]
+        self._max_penetration = (settings.max_penetration if settings.max_penetration is not None
+                                 else 0.01 * min(clearances, default=np.inf))
 
     # ------------------------------------------------------------------ initial conditions
     def _consistent_start(self, q, v):
@@ -256,35 +272,49 @@ class Stepper:
         reasons = []
         for retry, (kind, bounds) in enumerate(self._attempts(h_min, h_max)):
             try:
-                sol, out = self._solve(kind, bounds)
+                sol, out = self._solve(kind, bounds, self.q)
+                ok, why = self._check(sol, out)
+                if ok:
+                    sol, out = self._refine(kind, bounds, sol, out)
+                    if out[7][0] < -self._max_penetration:
+                        ok, why = False, (f"penetration {-out[7][0]:.3e} m after "
+                                          f"{sol.gap_iterations} gap iterations")
             except RuntimeError as err:     # CasADi errors surface as RuntimeError
                 reasons.append(f"{kind} h={bounds[1]:.3g}: {str(err).splitlines()[0][:200]}")
                 continue
-            if out is None:
-                out = self.program.finish(self.q, self.v, self.t, sol.h, sol.y, sol.P_eq, sol.P_g)
-            ok, why = self._check(sol, out)
-            if ok and kind == "nlp" and self.settings.polish and sol.h < bounds[1] and \
-                    sol.h >= bounds[1] * (1 - self.settings.polish_tol):
-                sol, out = self._polish(sol, out, bounds[1])
             if ok:
                 return sol, out, retry
             reasons.append(f"{sol.solver} h={sol.h:.3g}: {why}")
         raise StepFailure(f"step at t = {self.t:.9g} failed after {len(reasons)} attempts: "
                           + "; ".join(reasons[-3:]))
 
-    def _polish(self, sol, out, h):
-        """Re-solve a step that IPOPT ended just short of its h bound exactly at the bound."""
-        try:
-            fixed, fixed_out = self._solve(self.solver if self.solver != "ipopt" else "qp"
-                                           if self.cs.n_gap else "direct", (h, h))
-        except RuntimeError:
-            return sol, out
-        if fixed_out is None:
-            fixed_out = self.program.finish(self.q, self.v, self.t, h, fixed.y, fixed.P_eq, fixed.P_g)
-        if not self._check(fixed, fixed_out)[0]:
-            return sol, out
-        fixed.solver, fixed.status, fixed.iterations = sol.solver, sol.status + " (polished)", sol.iterations
-        return fixed, fixed_out
+    def _refine(self, kind, bounds, sol, out):
+        """Polish an "nlp" step onto its h bound, then enforce the nonlinear end-of-step gaps.
+
+        Polish: IPOPT's interior point ends ~1e-7..1e-5 short of an active h bound (barrier
+        offset mu / tie-break); the step is re-solved with h exactly at the bound.
+        Gap iterations: Gauss-Newton on g(q_end) >= 0, re-linearising the gaps at the previous
+        iterate's end of step, with the fixed-h solver at the h already chosen.
+        """
+        fixed_kind = self.solver
+        first = sol
+        st = self.settings
+        if kind == "nlp" and st.polish and bounds[1] * (1 - st.polish_tol) <= sol.h < bounds[1]:
+            cand, cand_out = self._solve(fixed_kind, (bounds[1], bounds[1]), self.q)
+            if self._check(cand, cand_out)[0]:
+                sol, out = cand, cand_out
+        for it in range(st.gap_iterations if self.cs.n_gap else 0):
+            if out[7][0] >= -st.gap_tol:
+                break
+            cand, cand_out = self._solve(fixed_kind, (sol.h, sol.h), out[0])
+            if not self._check(cand, cand_out)[0]:
+                break
+            cand.gap_iterations = it + 1
+            sol, out = cand, cand_out
+        if sol is not first:
+            sol.solver, sol.iterations = first.solver, first.iterations
+            sol.status = first.status + (" (polished)" if sol.h != first.h else "")
+        return sol, out
 
     def _attempts(self, h_min, h_max):
         primary = "nlp" if self.step_control == "nlp" else self.solver
@@ -300,7 +330,7 @@ class Stepper:
         """Largest h <= h_max at which no open gap closes in a free step (linear prediction)."""
         if self.cs.n_gap == 0:
             return h_max
-        _, _, A_g, c_g, y_free = self.program.prepare(self.q, self.v, self.t, h_max)
+        _, _, A_g, c_g, y_free = self.program.prepare(self.q, self.v, self.t, h_max, self.q)
         predicted = h_max * (A_g.reshape(self.cs.n_gap, -1) @ y_free + c_g)
         g0 = self.gaps
         closing = (g0 > 0) & (predicted < 0)
@@ -309,23 +339,23 @@ class Stepper:
         frac = np.min(g0[closing] / (g0[closing] - predicted[closing]))
         return float(np.clip(frac * h_max, h_min, h_max))
 
-    def _solve(self, kind, bounds):
+    def _solve(self, kind, bounds, q_lin):
+        """One solve of the step program; returns (StepSolution, finish outputs)."""
         q, v, t = self.q, self.v, self.t
         form = self.settings.form
         if kind == "direct":
             return self.program.solve_direct(q, v, t, bounds[1])
         if kind == "qp":
-            return self.program.solve_qp(q, v, t, bounds[1], self._lam_qp), None
-        if kind == "nlp":
+            sol = self.program.solve_qp(q, v, t, bounds[1], q_lin, self._lam_qp)
+        elif kind == "nlp":
             key = (form, True)
             sol, self._warm[key] = self.program.solve_nlp(form, q, v, t, bounds, self.h_max,
-                                                          True, self._warm.get(key))
-            return sol, None
-        # IPOPT on a fixed step (primary for solver="ipopt", else the fallback)
-        key = (form if self.solver == "ipopt" else "gauss", False)
-        sol, self._warm[key] = self.program.solve_nlp(key[0], q, v, t, (bounds[1], bounds[1]),
-                                                      bounds[1], False, self._warm.get(key))
-        return sol, None
+                                                          True, q_lin, self._warm.get(key))
+        else:   # IPOPT on a fixed step (primary for solver="ipopt", else the fallback)
+            key = (form if self.solver == "ipopt" else "gauss", False)
+            sol, self._warm[key] = self.program.solve_nlp(key[0], q, v, t, (bounds[1], bounds[1]),
+                                                          bounds[1], False, q_lin, self._warm.get(key))
+        return sol, self.program.finish(q, v, t, sol.h, q_lin, sol.y, sol.P_eq, sol.P_g)
 
     def _check(self, sol: StepSolution, out) -> tuple[bool, str]:
         (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, row_res, min_row, comp) = out
@@ -359,10 +389,13 @@ class Stepper:
             min_gap = np.array([gaps.min() if gaps.size else np.inf])
         if sol.solver not in ("direct",) and self.cs.n_gap + self.cs.n_eq:
             self._lam_qp = -np.r_[sol.P_eq, sol.P_g]
-        self.q, self.v, self.t, self.gaps = q1, v1, t1, gaps
+        active = lam > 1e-8 * self._force_scale
+        changed = bool(np.any(active != self._active))
+        self.q, self.v, self.t, self.gaps, self._active = q1, v1, t1, gaps, active
         return StepInfo(t1, sol.h, sol.solver, sol.status, sol.iterations, wall,
                         float(eom[0]), float(viol[0]), float(norm_err[0]), float(min_gap[0]),
-                        float(comp[0]), retries, proj_change, mu, lam, gaps)
+                        float(comp[0]), retries, proj_change, sol.gap_iterations, changed,
+                        mu, lam, gaps)
 
 
 def _as_dict(settings):
@@ -441,9 +474,12 @@ def _build_result(stepper, ts, qs, vs, infos, gap_hist, status, message) -> Resu
     stats = StepStats(
         solver=np.array([i.solver for i in infos], dtype="U16"),
         status=np.array([i.status for i in infos], dtype="U48"),
-        **{f: np.array([getattr(i, f) for i in infos], dtype=int if f in ("iterations", "retries") else float)
+        **{f: np.array([getattr(i, f) for i in infos],
+                    dtype=int if f in ("iterations", "retries", "gap_iterations") else
+                    bool if f == "contact_changed" else float)
            for f in ("iterations", "wall_time", "eom_residual", "constraint_violation", "norm_error",
-                     "min_gap", "complementarity", "retries", "projection_change")})
+                     "min_gap", "complementarity", "retries", "projection_change",
+                     "gap_iterations", "contact_changed")})
     mu = np.array([i.mu for i in infos]).reshape(n, cs.n_eq)
     lam = np.array([i.lam for i in infos]).reshape(n, cs.n_gap)
     gaps = np.asarray(gap_hist).reshape(len(ts), cs.n_gap)

@@ -1,8 +1,11 @@
 """Constraint elements: ideal joints, drivers, programmed constraints (and clearance joints)."""
 from .base import BilateralConstraint, UnilateralConstraint
+from .clearance import (ClearanceJoint, CylindricalClearance, PrismaticClearance,
+                        RevoluteClearance, SphericalClearance)
 from .ideal import (Cylindrical, Fixed, Joint, Prismatic, Programmed, Revolute, RotationDriver,
                     Spherical, TranslationDriver, Universal)
 
 __all__ = ["BilateralConstraint", "UnilateralConstraint", "Joint", "Spherical", "Revolute",
            "Cylindrical", "Prismatic", "Universal", "Fixed", "RotationDriver",
-           "TranslationDriver", "Programmed"]
+           "TranslationDriver", "Programmed", "ClearanceJoint", "CylindricalClearance",
+           "RevoluteClearance", "PrismaticClearance", "SphericalClearance"]
