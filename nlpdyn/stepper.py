@@ -35,7 +35,7 @@ class StepperSettings:
     """CasADi conic plugin used when ``solver == "qp"`` (qpoases, qrqp, daqp, osqp, ...)."""
     qp_options: dict | None = None
     """Extra options passed to the conic plugin."""
-    nlp_tol: float = 1e-9
+    nlp_tol: float = 1e-8
     """IPOPT ``tol``."""
     nlp_mu_init: float = 1e-9
     """IPOPT ``mu_init`` for the warm-started solves (small: the previous step is a good guess)."""
