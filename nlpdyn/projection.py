@@ -3,27 +3,15 @@
 Positions: Gauss-Newton on min 1/2 dx^T M dx s.t. Phi(q (+) dx, t) = 0, where dx = [dr; dtheta']
 per body (dtheta' a small rotation in the body frame), so Euler parameters stay unit.
 Velocities: the exact M-orthogonal projection onto Pi(q) v + Phi_t = 0.
-Both use a pseudo-inverse, so redundant joints are fine.
+Both use a pseudo-inverse, so redundant joints are fine. With gaps, positions are projected
+onto {Phi = 0, g >= 0} by Gauss-Newton steps that each solve a small QP (GapProjector).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import casadi as ca
 import numpy as np
 
 from .rotations import from_rotation_vector, quaternion_product
-
-
-@dataclass
-class ProjectionReport:
-    """How much a projection changed the state and how well it converged."""
-
-    position_change: float      # max |dr| (m) and |dtheta| (rad) over bodies
-    velocity_change: float      # max |d rdot| (m/s) and |d w'| (rad/s) over bodies
-    iterations: int
-    violation_before: float
-    violation_after: float
-    converged: bool
 
 
 def _minimum_norm(Pi, Minv, residual, rank_tol=1e-12):
@@ -100,3 +88,46 @@ def position_change(q_from, q_to, n_bodies):
         c = min(1.0, abs(float(p @ r)) / (np.linalg.norm(p) * np.linalg.norm(r)))
         worst = max(worst, 2 * np.arccos(c))
     return worst
+
+
+class GapProjector:
+    """Mass-weighted projection onto {Phi(q, t) = 0, g(q) >= 0}, built once per system.
+
+    Each Gauss-Newton step solves min 1/2 |dy|^2 s.t. Phi + Pi L^-T dy = 0,
+    g + Pi_g L^-T dy >= 0 (dy = L^T dx) with a CasADi QP plugin.
+    """
+
+    def __init__(self, cs, plugin="qpoases", options=None):
+        self.cs = cs
+        self.Linv_T = np.linalg.inv(cs.L).T
+        n_rows = cs.n_eq + cs.n_gap
+        opts = {"error_on_fail": False}
+        opts.update(options or {})
+        self.qp = ca.conic("gap_projection", plugin, {"h": ca.Sparsity.dense(cs.nv, cs.nv),
+                                                       "a": ca.Sparsity.dense(n_rows, cs.nv)}, opts)
+        self.H = np.eye(cs.nv)
+
+    def violation(self, q, t):
+        phi = np.asarray(self.cs.phi(q, t)).ravel()
+        g = np.asarray(self.cs.gap(q)).ravel()
+        return max(np.abs(phi).max(initial=0.0), (-g).max(initial=0.0))
+
+    def project(self, q, t, tol=1e-12, max_iter=10):
+        """Returns (q_projected, iterations, violation_after, converged)."""
+        cs = self.cs
+        q = normalise(q, cs.n_bodies)
+        for it in range(max_iter + 1):
+            viol = self.violation(q, t)
+            if viol <= tol:
+                return q, it, viol, True
+            if it == max_iter:
+                break
+            phi = np.asarray(cs.phi(q, t)).ravel()
+            g = np.asarray(cs.gap(q)).ravel()
+            A = np.vstack([np.asarray(cs.velocity_jacobian(q, t)).reshape(cs.n_eq, cs.nv),
+                           np.asarray(cs.gap_jacobian(q)).reshape(cs.n_gap, cs.nv)]) @ self.Linv_T
+            sol = self.qp(h=self.H, g=np.zeros(cs.nv), a=A, lba=np.r_[-phi, -g],
+                          uba=np.r_[-phi, np.full(cs.n_gap, np.inf)])
+            dx = self.Linv_T @ np.asarray(sol["x"]).ravel()
+            q = apply_increment(q, dx, cs.n_bodies)
+        return q, max_iter, viol, False

@@ -6,10 +6,11 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from .projection import (normalise, position_change, project_positions, project_velocities)
+from .projection import (GapProjector, normalise, position_change, project_positions,
+                         project_velocities)
 from .result import Result, StepStats
 from .rotations import rotation_matrix
-from .step_nlp import StepProgram, StepSolution
+from .step_nlp import _QP_OPTIONS, StepProgram, StepSolution
 from .system import CompiledSystem, ModelError, System
 
 STEP_CONTROLS = ("fixed", "nlp", "adaptive")
@@ -204,6 +205,7 @@ class Stepper:
         self._lam_qp = None
         self.gaps = np.asarray(cs.gap(self.q)).ravel()
         self._active = np.zeros(cs.n_gap, dtype=bool)
+        self._projector = None
         self._force_scale = cs.total_mass * (np.linalg.norm(system.gravity) + 1.0)
         clearances = [r.element.min_clearance for r in cs.gap_rows
                       if hasattr(r.element, "min_clearance")]
@@ -276,7 +278,7 @@ class Stepper:
                 ok, why = self._check(sol, out)
                 if ok:
                     sol, out = self._refine(kind, bounds, sol, out)
-                    if out[7][0] < -self._max_penetration:
+                    if out[7][0] < -self._max_penetration and not self.settings.projection:
                         ok, why = False, (f"penetration {-out[7][0]:.3e} m after "
                                           f"{sol.gap_iterations} gap iterations")
             except RuntimeError as err:     # CasADi errors surface as RuntimeError
@@ -380,8 +382,16 @@ class Stepper:
         (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, row_res, min_row, comp) = out
         t1 = self.t + sol.h
         proj_change = 0.0
-        if self.settings.projection and self.cs.n_eq:
-            q_proj, _, viol_after, _ = project_positions(self.cs, q1, t1, tol=self.settings.projection_tol)
+        if self.settings.projection and (self.cs.n_eq or self.cs.n_gap):
+            if self.cs.n_gap:
+                if self._projector is None:
+                    self._projector = GapProjector(self.cs, self.settings.qp_solver,
+                                                   _QP_OPTIONS.get(self.settings.qp_solver))
+                q_proj, _, _, _ = self._projector.project(q1, t1, tol=self.settings.projection_tol)
+                viol_after = np.abs(np.asarray(self.cs.phi(q_proj, t1)).ravel()).max(initial=0.0)
+            else:
+                q_proj, _, viol_after, _ = project_positions(self.cs, q1, t1,
+                                                             tol=self.settings.projection_tol)
             proj_change = position_change(q1, q_proj, self.cs.n_bodies)
             q1 = q_proj
             viol = np.array([viol_after])
