@@ -5,6 +5,11 @@ the buffer interface binds numpy arrays once and calls in well under a microseco
 """
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
+import sys
+
 import casadi as ca
 import numpy as np
 
@@ -48,3 +53,21 @@ def dense(f: ca.Function) -> ca.Function:
            else ca.MX.sym(f.name_in(i), f.sparsity_in(i)) for i in range(f.n_in())]
     outs = [ca.densify(o) for o in f.call(ins)]
     return ca.Function(f.name(), ins, outs, f.name_in(), f.name_out())
+
+
+@contextlib.contextmanager
+def silenced_stdout():
+    """Silence C-level stdout (qpOASES prints a licence banner when a solver is constructed)."""
+    sys.stdout.flush()
+    libc = ctypes.CDLL(None)
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 1)
+            try:
+                yield
+            finally:
+                libc.fflush(None)   # C stdio buffers: flush while fd 1 is still /dev/null
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
+from .fastcall import silenced_stdout
 from .rotations import from_rotation_vector, quaternion_product
 
 
@@ -98,13 +99,16 @@ class GapProjector:
     """
 
     def __init__(self, cs, plugin="qpoases", options=None):
+        # qpoases: daqp and qrqp did not converge on these projections (measured)
         self.cs = cs
         self.Linv_T = np.linalg.inv(cs.L).T
         n_rows = cs.n_eq + cs.n_gap
         opts = {"error_on_fail": False}
         opts.update(options or {})
-        self.qp = ca.conic("gap_projection", plugin, {"h": ca.Sparsity.dense(cs.nv, cs.nv),
-                                                       "a": ca.Sparsity.dense(n_rows, cs.nv)}, opts)
+        with silenced_stdout():
+            self.qp = ca.conic("gap_projection", plugin, {"h": ca.Sparsity.dense(cs.nv, cs.nv),
+                                                           "a": ca.Sparsity.dense(n_rows, cs.nv)},
+                               opts)
         self.H = np.eye(cs.nv)
 
     def violation(self, q, t):

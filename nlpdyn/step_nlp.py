@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
-from .fastcall import FastFunction
+from .fastcall import FastFunction, silenced_stdout
 from .rotations import G_matrix
 
 
@@ -73,7 +73,10 @@ class StepProgram:
         rows_eq = cs.phi(q0, t0) / h + cs.phi_q(q0, t0) @ qdot + cs.phi_t(q0, t0)
         # gaps linearised at q_lin (q0 for the seed's scheme; the previous iterate's end of
         # step when the stepper refines them towards the nonlinear end-of-step gap)
-        rows_g = cs.gap(q_lin) / h + cs.gap_q(q_lin) @ (qdot - (q_lin - q0) / h)
+        # A penetration already present at the start is held (not pushed out through the
+        # velocity, which would inject energy); the position projection removes it.
+        held = ca.fmin(cs.gap(q0), 0)
+        rows_g = (cs.gap(q_lin) - held) / h + cs.gap_q(q_lin) @ (qdot - (q_lin - q0) / h)
         A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
         A_g = ca.jacobian(rows_g, y)
         self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, rows_eq=rows_eq,
@@ -159,10 +162,13 @@ class StepProgram:
 
     # ------------------------------------------------------------------ QP plugin
     def solve_qp(self, q0, v0, t0, h, q_lin, warm=None) -> StepSolution:
+        lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
         if self._qp is None:
             self._qp = self._build_qp(self.settings.qp_solver)
-        lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
-        y, lam, ok = self._qp(q0, v0, t0, h, q_lin, lam0)
+            with silenced_stdout():     # qpOASES prints its banner on the first solve
+                y, lam, ok = self._qp(q0, v0, t0, h, q_lin, lam0)
+        else:
+            y, lam, ok = self._qp(q0, v0, t0, h, q_lin, lam0)
         lam_eq, lam_g = lam[:self.n_eq], lam[self.n_eq:]
         return StepSolution(h, y, -lam_eq, -lam_g, self.settings.qp_solver,
                             "solved" if ok[0] > 0.5 else "failed", -1, bool(ok[0] > 0.5))

@@ -385,8 +385,7 @@ class Stepper:
         if self.settings.projection and (self.cs.n_eq or self.cs.n_gap):
             if self.cs.n_gap:
                 if self._projector is None:
-                    self._projector = GapProjector(self.cs, self.settings.qp_solver,
-                                                   _QP_OPTIONS.get(self.settings.qp_solver))
+                    self._projector = GapProjector(self.cs, "qpoases", _QP_OPTIONS["qpoases"])
                 q_proj, _, _, _ = self._projector.project(q1, t1, tol=self.settings.projection_tol)
                 viol_after = np.abs(np.asarray(self.cs.phi(q_proj, t1)).ravel()).max(initial=0.0)
             else:
