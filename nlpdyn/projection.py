@@ -105,10 +105,9 @@ class GapProjector:
         n_rows = cs.n_eq + cs.n_gap
         opts = {"error_on_fail": False}
         opts.update(options or {})
-        with silenced_stdout():
-            self.qp = ca.conic("gap_projection", plugin, {"h": ca.Sparsity.dense(cs.nv, cs.nv),
-                                                           "a": ca.Sparsity.dense(n_rows, cs.nv)},
-                               opts)
+        self.qp = ca.conic("gap_projection", plugin, {"h": ca.Sparsity.dense(cs.nv, cs.nv),
+                                                       "a": ca.Sparsity.dense(n_rows, cs.nv)}, opts)
+        self._first = True
         self.H = np.eye(cs.nv)
 
     def violation(self, q, t):
@@ -130,8 +129,14 @@ class GapProjector:
             g = np.asarray(cs.gap(q)).ravel()
             A = np.vstack([np.asarray(cs.velocity_jacobian(q, t)).reshape(cs.n_eq, cs.nv),
                            np.asarray(cs.gap_jacobian(q)).reshape(cs.n_gap, cs.nv)]) @ self.Linv_T
-            sol = self.qp(h=self.H, g=np.zeros(cs.nv), a=A, lba=np.r_[-phi, -g],
-                          uba=np.r_[-phi, np.full(cs.n_gap, np.inf)])
+            args = dict(h=self.H, g=np.zeros(cs.nv), a=A, lba=np.r_[-phi, -g],
+                        uba=np.r_[-phi, np.full(cs.n_gap, np.inf)])
+            if self._first:
+                with silenced_stdout():     # qpOASES prints its banner on the first solve
+                    sol = self.qp(**args)
+                self._first = False
+            else:
+                sol = self.qp(**args)
             dx = self.Linv_T @ np.asarray(sol["x"]).ravel()
             q = apply_increment(q, dx, cs.n_bodies)
         return q, max_iter, viol, False
