@@ -65,7 +65,9 @@ def silenced_stdout():
         with open(os.devnull, "w") as devnull:
             os.dup2(devnull.fileno(), 1)
             try:
-                yield
+                # CasADi routes its plugins' printing through Python's sys.stdout
+                with contextlib.redirect_stdout(devnull):
+                    yield
             finally:
                 libc.fflush(None)   # C stdio buffers: flush while fd 1 is still /dev/null
     finally:

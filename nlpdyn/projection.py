@@ -105,8 +105,10 @@ class GapProjector:
         n_rows = cs.n_eq + cs.n_gap
         opts = {"error_on_fail": False}
         opts.update(options or {})
-        self.qp = ca.conic("gap_projection", plugin, {"h": ca.Sparsity.dense(cs.nv, cs.nv),
-                                                       "a": ca.Sparsity.dense(n_rows, cs.nv)}, opts)
+        with silenced_stdout():
+            self.qp = ca.conic("gap_projection", plugin, {"h": ca.Sparsity.dense(cs.nv, cs.nv),
+                                                           "a": ca.Sparsity.dense(n_rows, cs.nv)},
+                               opts)
         self._first = True
         self.H = np.eye(cs.nv)
 

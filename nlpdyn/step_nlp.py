@@ -164,8 +164,8 @@ class StepProgram:
     def solve_qp(self, q0, v0, t0, h, q_lin, warm=None) -> StepSolution:
         lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
         if self._qp is None:
-            self._qp = self._build_qp(self.settings.qp_solver)
-            with silenced_stdout():     # qpOASES prints its banner on the first solve
+            with silenced_stdout():     # qpOASES prints its banner when it allocates memory
+                self._qp = self._build_qp(self.settings.qp_solver)
                 y, lam, ok = self._qp(q0, v0, t0, h, q_lin, lam0)
         else:
             y, lam, ok = self._qp(q0, v0, t0, h, q_lin, lam0)
