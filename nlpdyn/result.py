@@ -73,7 +73,7 @@ class Result:
     Attributes
     ----------
     t : ndarray, shape (n_points,)          output times (every accepted step)
-    h : ndarray, shape (n_points - 1,)      step sizes, h[i] = t[i+1] - t[i]
+    h : ndarray, shape (n_points - 1,)      step sizes, h[i] = t[i+1] - t[i] (up to round-off in t)
     q : ndarray, shape (n_points, 7 n_bodies)   [r, p] per body
     v : ndarray, shape (n_points, 6 n_bodies)   [rdot (global), w' (body)] per body
     energy, kinetic_energy, potential_energy : ndarray, shape (n_points,)
@@ -130,9 +130,11 @@ class Result:
         raise ValueError("frame must be 'body' or 'global'")
 
     def rotation(self, body: str) -> np.ndarray:
-        """Rotation matrices A (body -> global), shape (n_points, 3, 3)."""
+        """Rotation matrices A (body -> global) of the normalised Euler parameters (the stored
+        ones carry the stepper's O(h^2) norm error), shape (n_points, 3, 3)."""
         from .rotations import rotation_matrix
-        return np.array([rotation_matrix(p) for p in self.orientation(body)])
+        p = self.orientation(body)
+        return np.array([rotation_matrix(x) for x in p / np.linalg.norm(p, axis=1, keepdims=True)])
 
     def multipliers(self, name: str) -> np.ndarray:
         """Lagrange multipliers mu of a bilateral element, shape (n_steps, n_equations)."""

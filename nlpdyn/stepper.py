@@ -263,6 +263,8 @@ class Stepper:
         """Take one accepted step (never past ``t_end``); raise StepFailure if impossible."""
         tic = time.perf_counter()
         remaining = np.inf if t_end is None else t_end - self.t
+        if remaining <= 1e-12 * max(1.0, abs(self.t)):
+            raise ValueError(f"already at t_end = {t_end} (t = {self.t})")
         h_max = min(self.h_max, remaining)
         h_min = min(self.h_min, h_max)
         if self.step_control == "adaptive":
@@ -500,7 +502,8 @@ def _build_result(stepper, ts, qs, vs, infos, gap_hist, status, message) -> Resu
     info = {"step_control": stepper.step_control, "solver": stepper.solver,
             "form": stepper.settings.form, "h_min": stepper.h_min, "h_max": stepper.h_max,
             "program_builds": stepper.program.build_count}
-    return Result(t, q, v, np.diff(t), kin + pot, kin, pot, stats, mu, lam, gaps,
+    h = np.array([i.h for i in infos], dtype=float)
+    return Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,
                   [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
                   message, stepper.initial_projection, info)
 
