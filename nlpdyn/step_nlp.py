@@ -89,23 +89,24 @@ class StepProgram:
             [ca.densify(A_eq), c_eq, ca.densify(A_g), c_g, y_free],
             ["q0", "v0", "t0", "h", "q_lin"], ["A_eq", "c_eq", "A_g", "c_g", "y_free"]))
 
-        # Finish: end-of-step state and the checks the stepper makes on every step.
+        # Finish: end-of-step state and the checks the stepper makes on every step, from the
+        # linear rows prepared for this step (rows = A y + c).
         P_eq, P_g = ca.SX.sym("P_eq", ne), ca.SX.sym("P_g", ng)
+        A_eq_in, A_g_in = ca.SX.sym("A_eq", ne, nv), ca.SX.sym("A_g", ng, nv)
+        c_eq_in, c_g_in, y_free_in = ca.SX.sym("c_eq", ne), ca.SX.sym("c_g", ng), ca.SX.sym("y_free", nv)
         q1 = q0 + h * qdot
-        v1 = v
         t1 = t0 + h
-        Pi_v = ca.jacobian(rows_eq, y) @ ca.DM(L.T)   # d rows / dv
-        Pi_gv = ca.jacobian(rows_g, y) @ ca.DM(L.T)
-        eom = ca.DM(cs.M) @ (v1 - v0) / h - F0 - (Pi_v.T @ P_eq + Pi_gv.T @ P_g) / h
+        rows_eq1 = A_eq_in @ y + c_eq_in
+        rows_g1 = A_g_in @ y + c_g_in
+        eom = ca.DM(L) @ (y - y_free_in - A_eq_in.T @ P_eq - A_g_in.T @ P_g) / h  # = M vdot - F - Pi^T mu
         norms = ca.vertcat(*[ca.norm_2(q1[7 * k + 3:7 * k + 7]) - 1 for k in range(cs.n_bodies)])
-        phi1 = cs.phi(q1, t1)
         gap1 = cs.gap(q1)
         self.finish = FastFunction(ca.Function(
-            "step_finish", [q0, v0, t0, h, q_lin, y, P_eq, P_g],
-            [q1, v1, P_eq / h, P_g / h, ca.mmax(ca.fabs(eom)) if nv else ca.DM(0),
-             _max_abs(phi1), _max_abs(norms), _min_or_inf(gap1), gap1,
-             _max_abs(rows_eq), _min_or_inf(rows_g), _max_abs(P_g * rows_g)],
-            ["q0", "v0", "t0", "h", "q_lin", "y", "P_eq", "P_g"],
+            "step_finish", [q0, t0, h, y, P_eq, P_g, A_eq_in, c_eq_in, A_g_in, c_g_in, y_free_in],
+            [q1, v, P_eq / h, P_g / h, _max_abs(eom), _max_abs(cs.phi(q1, t1)), _max_abs(norms),
+             _min_or_inf(gap1), gap1, _max_abs(rows_eq1), _min_or_inf(rows_g1),
+             _max_abs(P_g * rows_g1)],
+            ["q0", "t0", "h", "y", "P_eq", "P_g", "A_eq", "c_eq", "A_g", "c_g", "y_free"],
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
              "min_gap", "gap", "row_residual", "min_row_gap", "complementarity"]))
         self._qp = None
@@ -142,7 +143,7 @@ class StepProgram:
         cs = self.cs
         Q0, V0, T0, H = (ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", self.nv), ca.MX.sym("t0"),
                          ca.MX.sym("h"))
-        A, c, _, _, y_free = self.prepare.function(Q0, V0, T0, H, Q0)
+        A, c, A_g, c_g, y_free = self.prepare.function(Q0, V0, T0, H, Q0)
         y, P = y_free, ca.MX.zeros(self.n_eq)
         if self.n_eq:
             W = A @ A.T
@@ -155,44 +156,49 @@ class StepProgram:
                 z = z + solver.solve(Wreg, r - W @ z)
             y = y_free - A.T @ z
             P = -z
-        out = self.finish.function(Q0, V0, T0, H, Q0, y, P, ca.MX.zeros(0))
+        out = self.finish.function(Q0, T0, H, y, P, ca.MX.zeros(0), A, c, A_g, c_g, y_free)
         return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H], [y, P, *out],
                                         ["q0", "v0", "t0", "h"],
                                         ["y", "P_eq", *self.finish.names_out]))
 
     # ------------------------------------------------------------------ QP plugin
-    def solve_qp(self, q0, v0, t0, h, q_lin, warm=None) -> StepSolution:
+    def solve_qp(self, q0, v0, t0, h, q_lin, warm=None):
+        """Fixed h: prepare the rows, solve the QP with a conic plugin, finish: one call.
+        Returns (StepSolution, finish outputs)."""
         lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
         if self._qp is None:
             with silenced_stdout():     # qpOASES prints its banner when it allocates memory
                 self._qp = self._build_qp(self.settings.qp_solver)
-                y, lam, ok = self._qp(q0, v0, t0, h, q_lin, lam0)
+                y, lam, *out = self._qp(q0, v0, t0, h, q_lin, lam0)
         else:
-            y, lam, ok = self._qp(q0, v0, t0, h, q_lin, lam0)
-        lam_eq, lam_g = lam[:self.n_eq], lam[self.n_eq:]
-        return StepSolution(h, y, -lam_eq, -lam_g, self.settings.qp_solver,
-                            "solved" if ok[0] > 0.5 else "failed", -1, bool(ok[0] > 0.5))
+            y, lam, *out = self._qp(q0, v0, t0, h, q_lin, lam0)
+        P_eq, P_g = -lam[:self.n_eq], -lam[self.n_eq:]
+        return (StepSolution(h, y, P_eq, P_g, self.settings.qp_solver, "solved", -1, True), out)
 
     def _build_qp(self, plugin):
-        s = self._sym
-        params = ca.vertcat(s["q0"], s["v0"], s["t0"], s["h"], s["q_lin"])
-        f = 0.5 * ca.sumsqr(s["y"] - s["y_free"])
-        g = ca.vertcat(s["rows_eq"], s["rows_g"])
+        cs, nv, ne, ng = self.cs, self.nv, self.n_eq, self.n_gap
         opts = {"error_on_fail": False, "verbose": False}
         opts.update(_QP_OPTIONS.get(plugin, {}))
         opts.update(self.settings.qp_options or {})
-        qp = ca.qpsol(f"step_qp_{plugin}", plugin, {"x": s["y"], "p": params, "f": f, "g": g}, opts)
+        qp = ca.conic(f"step_qp_{plugin}", plugin,
+                      {"h": ca.Sparsity.diag(nv), "a": ca.Sparsity.dense(ne + ng, nv)}, opts)
         self.build_count += 1
-        Q0, V0, QL = (ca.MX.sym("q0", self.cs.nq), ca.MX.sym("v0", self.nv),
-                      ca.MX.sym("q_lin", self.cs.nq))
-        T0, H, LAM = ca.MX.sym("t0"), ca.MX.sym("h"), ca.MX.sym("lam0", self.n_eq + self.n_gap)
-        lbg = np.r_[np.zeros(self.n_eq), np.zeros(self.n_gap)]
-        ubg = np.r_[np.zeros(self.n_eq), np.full(self.n_gap, np.inf)]
-        sol = qp(x0=0, p=ca.vertcat(Q0, V0, T0, H, QL), lbg=lbg, ubg=ubg, lam_g0=LAM)
-        ok = ca.MX(1)  # plugin status is not visible inside a graph; the stepper checks the step
-        fn = ca.Function("step_qp", [Q0, V0, T0, H, QL, LAM], [sol["x"], sol["lam_g"], ok],
-                         ["q0", "v0", "t0", "h", "q_lin", "lam0"], ["y", "lam", "ok"])
+        Q0, V0, QL = ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", nv), ca.MX.sym("q_lin", cs.nq)
+        T0, H, LAM = ca.MX.sym("t0"), ca.MX.sym("h"), ca.MX.sym("lam0", ne + ng)
+        A, c, A_g, c_g, y_free = self.prepare.function(Q0, V0, T0, H, QL)
+        sol = qp(h=ca.MX.eye(nv), g=-y_free, a=ca.vertcat(A, A_g), lam_a0=LAM, x0=y_free,
+                 lba=ca.vertcat(-c, -c_g), uba=ca.vertcat(-c, ca.DM.inf(ng)))
+        y, lam = sol["x"], sol["lam_a"]
+        out = self.finish.function(Q0, T0, H, y, -lam[:ne], -lam[ne:], A, c, A_g, c_g, y_free)
+        fn = ca.Function("step_qp", [Q0, V0, T0, H, QL, LAM], [y, lam, *out],
+                         ["q0", "v0", "t0", "h", "q_lin", "lam0"],
+                         ["y", "lam_a", *self.finish.names_out])
         return FastFunction(fn)
+
+    def finish_step(self, q0, v0, t0, h, q_lin, sol: StepSolution):
+        """End-of-step state and checks for a solution found outside the fused calls."""
+        A, c, A_g, c_g, y_free = self.prepare(q0, v0, t0, h, q_lin)
+        return self.finish(q0, t0, h, sol.y, sol.P_eq, sol.P_g, A, c, A_g, c_g, y_free)
 
     # ------------------------------------------------------------------ NLPs (IPOPT)
     def nlp(self, form: str, variable_h: bool):

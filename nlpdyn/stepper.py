@@ -350,8 +350,8 @@ class Stepper:
         if kind == "direct":
             return self.program.solve_direct(q, v, t, bounds[1])
         if kind == "qp":
-            sol = self.program.solve_qp(q, v, t, bounds[1], q_lin, self._lam_qp)
-        elif kind == "nlp":
+            return self.program.solve_qp(q, v, t, bounds[1], q_lin, self._lam_qp)
+        if kind == "nlp":
             key = (form, True)
             sol, self._warm[key] = self.program.solve_nlp(form, q, v, t, bounds, self.h_max,
                                                           True, q_lin, self._warm.get(key))
@@ -359,7 +359,7 @@ class Stepper:
             key = (form if self.solver == "ipopt" else "gauss", False)
             sol, self._warm[key] = self.program.solve_nlp(key[0], q, v, t, (bounds[1], bounds[1]),
                                                           bounds[1], False, q_lin, self._warm.get(key))
-        return sol, self.program.finish(q, v, t, sol.h, q_lin, sol.y, sol.P_eq, sol.P_g)
+        return sol, self.program.finish_step(q, v, t, sol.h, q_lin, sol)
 
     def _check(self, sol: StepSolution, out) -> tuple[bool, str]:
         (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, row_res, min_row, comp) = out

@@ -59,10 +59,21 @@ def test_incline_reaction_is_normal_force():
 
 
 def _run(system, n_steps, h, **options):
+    """States [t, q, v, mu] after each step; every step must be taken by the requested
+    solver at the first attempt (no fallback hiding a failure)."""
     stepper = nd.Stepper(system, h=h, **options)
+    expected = {"qp": options.get("qp_solver", "qpoases"), "ipopt": "ipopt"}.get(
+        options.get("solver"), None)
     states = []
     for _ in range(n_steps):
         info = stepper.step()
+        assert info.retries == 0
+        if options.get("form") == "explicit":
+            assert info.solver == "ipopt-explicit"
+        elif options.get("step_control") == "nlp":
+            assert info.solver == "ipopt"
+        elif expected:
+            assert info.solver == expected
         states.append(np.r_[stepper.t, stepper.q, stepper.v, info.mu])
     return np.array(states)
 
