@@ -101,14 +101,20 @@ class StepProgram:
         eom = ca.DM(L) @ (y - y_free_in - A_eq_in.T @ P_eq - A_g_in.T @ P_g) / h  # = M vdot - F - Pi^T mu
         norms = ca.vertcat(*[ca.norm_2(q1[7 * k + 3:7 * k + 7]) - 1 for k in range(cs.n_bodies)])
         gap1 = cs.gap(q1)
+        # Relative residuals for the stepper's acceptance test (NaN-safe: NaN fails "<"):
+        # linearised rows against the velocity scale, EOM against the force scale.
+        v_scale = 1 + _max_abs(v) + _max_abs(ca.DM(self.Linv_T) @ y_free_in)
+        f_scale = cs.total_mass * (np.linalg.norm(cs.system.gravity) + 1) + \
+            _max_abs(ca.DM(L) @ (y - y_free_in)) / h
+        check = ca.vertcat(_max_abs(rows_eq1) / v_scale, -ca.fmin(_min_or_inf(rows_g1), 0) / v_scale,
+                           _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v))
         self.finish = FastFunction(ca.Function(
             "step_finish", [q0, t0, h, y, P_eq, P_g, A_eq_in, c_eq_in, A_g_in, c_g_in, y_free_in],
             [q1, v, P_eq / h, P_g / h, _max_abs(eom), _max_abs(cs.phi(q1, t1)), _max_abs(norms),
-             _min_or_inf(gap1), gap1, _max_abs(rows_eq1), _min_or_inf(rows_g1),
-             _max_abs(P_g * rows_g1)],
+             _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), check],
             ["q0", "t0", "h", "y", "P_eq", "P_g", "A_eq", "c_eq", "A_g", "c_g", "y_free"],
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
-             "min_gap", "gap", "row_residual", "min_row_gap", "complementarity"]))
+             "min_gap", "gap", "complementarity", "check"]))
         self._qp = None
         self._direct = None
         self._nlp = {}
