@@ -126,3 +126,35 @@ def test_adaptive_without_gaps_is_fixed_at_h_max():
     res = nd.simulate(slider_crank.build(), t_end=0.1, h=(1e-4, 1e-3), progress=False)
     assert res.info["step_control"] == "adaptive"
     assert np.allclose(res.h, 1e-3, rtol=0, atol=1e-15)
+
+
+def parallelogram(angle=0.5):
+    """Four revolutes about Y on a parallelogram linkage: 20 equations, 17 independent."""
+    s = nd.System(gravity=(0, 0, -G))
+    down = 0.5 * np.array([np.sin(angle), 0, -np.cos(angle)])
+    left = s.add_body("left", 1.0, (0.02, 0.02, 1e-3), position=down / 2,
+                      orientation=nd.rotations.from_axis_angle((0, 1, 0), -angle))
+    right = s.add_body("right", 1.0, (0.02, 0.02, 1e-3), position=(1, 0, 0) + down / 2,
+                       orientation=nd.rotations.from_axis_angle((0, 1, 0), -angle))
+    coupler = s.add_body("coupler", 2.0, (1e-3, 0.2, 0.2), position=(0.5, 0, 0) + down)
+    s.add_joint(nd.Revolute(s.ground, left, (0, 0, 0), (0, 1, 0)))
+    s.add_joint(nd.Revolute(s.ground, right, (1, 0, 0), (0, 1, 0)))
+    s.add_joint(nd.Revolute(left, coupler, down, (0, 1, 0)))
+    s.add_joint(nd.Revolute(right, coupler, (1, 0, 0) + down, (0, 1, 0)))
+    return s
+
+
+@pytest.mark.parametrize("options", [{}, dict(solver="qp", qp_solver="qpoases")])
+def test_redundant_joints(options):
+    """Redundant constraints (a parallelogram of revolutes) are solved: the coupler only
+    translates, and the energy error is first order."""
+    cs = parallelogram().compile()
+    q0, _ = cs.initial_state()
+    Pi = np.asarray(cs.velocity_jacobian(q0, 0.0))
+    assert Pi.shape == (20, 18) and np.linalg.matrix_rank(Pi, tol=1e-9) == 17
+    res = nd.simulate(parallelogram(), t_end=1.0, h=1e-3, progress=False, **options)
+    assert res.success and res.stats.retries.sum() == 0
+    p = res.orientation("coupler")
+    assert np.abs(p[:, 1:]).max() <= 1e-9          # no rotation of the coupler
+    half = nd.simulate(parallelogram(), t_end=1.0, h=5e-4, progress=False, **options)
+    assert 1.7 < np.ptp(res.energy) / np.ptp(half.energy) < 2.3   # energy error O(h)
