@@ -86,7 +86,8 @@ class Result:
 
     def __init__(self, t, q, v, h, energy, kinetic_energy, potential_energy, stats, mu, lam,
                  gaps, body_names, constraint_rows, gap_rows, wrenches, success, status,
-                 message, initial_projection=None, info=None):
+                 message, initial_projection=None, info=None, contact_points=None,
+                 contact_vectors=None):
         self.t, self.q, self.v, self.h = t, q, v, h
         self.energy, self.kinetic_energy, self.potential_energy = energy, kinetic_energy, potential_energy
         self.stats, self.mu, self.lam, self.gaps = stats, mu, lam, gaps
@@ -97,6 +98,8 @@ class Result:
         self.success, self.status, self.message = bool(success), int(status), str(message)
         self.initial_projection = initial_projection or {}
         self.info = info or {}
+        self.contact_points = contact_points or {}    # name -> (n_points, n_gaps, 3)
+        self.contact_vectors = contact_vectors or {}  # name -> (n_steps, n_gaps, 3)
 
     # ------------------------------------------------------------------ lookups
     def _body(self, name):
@@ -142,9 +145,39 @@ class Result:
         return self.mu[:, start:stop]
 
     def _rows(self, name):
-        if name not in self.constraint_rows:
-            raise KeyError(f"no constraint named {name!r}; constraints: {list(self.constraint_rows)}")
-        return self.constraint_rows[name]
+        if name in self.constraint_rows:
+            return self.constraint_rows[name]
+        if name in self.gap_rows:
+            return self.gap_rows[name]
+        raise KeyError(f"no constraint named {name!r}; constraints: "
+                       f"{list(self.constraint_rows) + list(self.gap_rows)}")
+
+    def _gap_rows(self, name):
+        if name not in self.gap_rows:
+            raise KeyError(f"no clearance joint named {name!r}; clearance joints: {list(self.gap_rows)}")
+        return self.gap_rows[name]
+
+    def gap(self, name: str) -> np.ndarray:
+        """True (nonlinear) gaps of a clearance joint, shape (n_points, n_gaps), m."""
+        start, stop, _ = self._gap_rows(name)
+        return self.gaps[:, start:stop]
+
+    def contact_force(self, name: str) -> np.ndarray:
+        """Normal contact force magnitudes lambda (N), shape (n_points, n_gaps); row i is
+        the force of the step ending at t[i] (row 0 is zero)."""
+        start, stop, _ = self._gap_rows(name)
+        return np.vstack([np.zeros((1, stop - start)), self.lam[:, start:stop]])
+
+    def contact_point(self, name: str) -> np.ndarray:
+        """Contact point of every gap, global, shape (n_points, n_gaps, 3)."""
+        self._gap_rows(name)
+        return self.contact_points[name]
+
+    def contact_force_vector(self, name: str) -> np.ndarray:
+        """Contact force of every gap on the joint's child body, global, shape
+        (n_points, n_gaps, 3) (row 0 is zero)."""
+        start, stop, _ = self._gap_rows(name)
+        return np.concatenate([np.zeros((1, stop - start, 3)), self.contact_vectors[name]])
 
     def _wrench(self, name, body):
         bodies = self._rows(name)[2]
@@ -155,8 +188,9 @@ class Result:
         return self.wrenches[name][:, bodies.index(body)]
 
     def reaction_force(self, name: str, body: str | None = None) -> np.ndarray:
-        """Constraint force of element ``name`` on ``body`` (default: its child), global,
-        shape (n_steps, 3), aligned with ``t[1:]``."""
+        """Constraint force of joint ``name`` (ideal or clearance: the resultant of its
+        contacts) on ``body`` (default: its child), global, shape (n_steps, 3), aligned with
+        ``t[1:]``."""
         return self._wrench(name, body)[:, :3]
 
     def reaction_torque(self, name: str, body: str | None = None) -> np.ndarray:
@@ -175,6 +209,9 @@ class Result:
             arrays["stats__" + f.name] = getattr(self.stats, f.name)
         for name, w in self.wrenches.items():
             arrays["wrench__" + name] = w
+        for name in self.contact_points:
+            arrays["cpoint__" + name] = self.contact_points[name]
+            arrays["cforce__" + name] = self.contact_vectors[name]
         meta = {"body_names": self.body_names, "constraint_rows": self.constraint_rows,
                 "gap_rows": self.gap_rows, "success": self.success, "status": self.status,
                 "message": self.message, "initial_projection": self.initial_projection,
@@ -187,13 +224,15 @@ class Result:
             meta = json.loads(str(data["__meta__"]))
             stats = StepStats(**{f.name: data["stats__" + f.name] for f in fields(StepStats)})
             wrenches = {k[len("wrench__"):]: data[k] for k in data.files if k.startswith("wrench__")}
+            points = {k[len("cpoint__"):]: data[k] for k in data.files if k.startswith("cpoint__")}
+            vectors = {k[len("cforce__"):]: data[k] for k in data.files if k.startswith("cforce__")}
             rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["constraint_rows"].items()}
             gap_rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["gap_rows"].items()}
             return cls(data["t"], data["q"], data["v"], data["h"], data["energy"],
                        data["kinetic_energy"], data["potential_energy"], stats, data["mu"],
                        data["lam"], data["gaps"], meta["body_names"], rows, gap_rows, wrenches,
                        meta["success"], meta["status"], meta["message"],
-                       meta["initial_projection"], meta["info"])
+                       meta["initial_projection"], meta["info"], points, vectors)
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:

@@ -89,6 +89,13 @@ class StepProgram:
             [ca.densify(A_eq), c_eq, ca.densify(A_g), c_g, y_free],
             ["q0", "v0", "t0", "h", "q_lin"], ["A_eq", "c_eq", "A_g", "c_g", "y_free"]))
 
+        # True gaps at the end of a free step (no contact forces): the adaptive scheme's
+        # contact prediction.
+        v_free = ca.DM(self.Linv_T) @ y_free
+        self.free_gap = FastFunction(ca.Function(
+            "free_gap", [q0, v0, t0, h], [cs.gap(q0 + h * self._qdot(q0, v_free, h))],
+            ["q0", "v0", "t0", "h"], ["gap"]))
+
         # Finish: end-of-step state and the checks the stepper makes on every step, from the
         # linear rows prepared for this step (rows = A y + c).
         P_eq, P_g = ca.SX.sym("P_eq", ne), ca.SX.sym("P_g", ng)

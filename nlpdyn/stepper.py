@@ -332,17 +332,24 @@ class Stepper:
                 yield kind, hb
 
     def _predict_contact_step(self, h_min, h_max):
-        """Largest h <= h_max at which no open gap closes in a free step (linear prediction)."""
+        """Largest h in [h_min, h_max] after which no open gap has closed in a free step
+        (true gaps at the free end of step, bisection to 1/64 of the bracket)."""
         if self.cs.n_gap == 0:
             return h_max
-        _, _, A_g, c_g, y_free = self.program.prepare(self.q, self.v, self.t, h_max, self.q)
-        predicted = h_max * (A_g.reshape(self.cs.n_gap, -1) @ y_free + c_g)
-        g0 = self.gaps
-        closing = (g0 > 0) & (predicted < 0)
-        if not closing.any():
+        open_ = self.gaps > self._max_penetration
+
+        def closes(h):
+            return bool(np.any(self.program.free_gap(self.q, self.v, self.t, h)[0][open_] < 0))
+
+        if not open_.any() or not closes(h_max):
             return h_max
-        frac = np.min(g0[closing] / (g0[closing] - predicted[closing]))
-        return float(np.clip(frac * h_max, h_min, h_max))
+        if closes(h_min):
+            return h_min
+        lo, hi = h_min, h_max
+        for _ in range(6):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if closes(mid) else (mid, hi)
+        return lo
 
     def _solve(self, kind, bounds, q_lin):
         """One solve of the step program; returns (StepSolution, finish outputs)."""
@@ -492,7 +499,12 @@ def _build_result(stepper, ts, qs, vs, infos, gap_hist, status, message) -> Resu
     gaps = np.asarray(gap_hist).reshape(len(ts), cs.n_gap)
     kin = np.asarray(cs.kinetic.map(len(ts))(v.T)).ravel()
     pot = np.asarray(cs.potential.map(len(ts))(t[None, :], q.T)).ravel()
-    wrenches = _constraint_wrenches(cs, t[:-1], q[:-1], mu)
+    n_steps = len(t) - 1
+    jac = _jacobians(cs.velocity_jacobian, n_steps, cs.n_eq, cs.nv, q[:-1].T, t[None, :-1])
+    jac_g = _jacobians(cs.gap_jacobian, n_steps, cs.n_gap, cs.nv, q[:-1].T)
+    wrenches = _element_wrenches(cs, cs.constraint_rows, jac, q[:-1], mu)
+    wrenches.update(_element_wrenches(cs, cs.gap_rows, jac_g, q[:-1], lam))
+    contact_points, contact_vectors = _contact_data(cs, jac_g, q, lam)
     rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.constraint_rows}
     gap_rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.gap_rows}
     info = {"step_control": stepper.step_control, "solver": stepper.solver,
@@ -501,20 +513,17 @@ def _build_result(stepper, ts, qs, vs, infos, gap_hist, status, message) -> Resu
     h = np.array([i.h for i in infos], dtype=float)
     return Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,
                   [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
-                  message, stepper.initial_projection, info)
+                  message, stepper.initial_projection, info, contact_points, contact_vectors)
 
 
-def _constraint_wrenches(cs, t, q, mu):
-    """Per element and body: [force (global), moment about the joint point (global)]."""
-    n = len(t)
+def _element_wrenches(cs, rows, jac, q, multipliers):
+    """Per element and body: [force (global), moment about the element's point (global)]
+    from the generalised forces jac^T multipliers (jac: (n_rows, n, nv), per step)."""
+    n = len(q)
     out = {}
-    if n == 0 or cs.n_eq == 0:
-        return {r.name: np.zeros((n, len(r.element.bodies), 6)) for r in cs.constraint_rows}
-    Pi_all = np.asarray(cs.velocity_jacobian.map(n)(q.T, t[None, :]))  # (n_eq, nv * n)
-    Pi_all = Pi_all.reshape(cs.n_eq, n, cs.nv)  # column blocks per step
-    for r in cs.constraint_rows:
+    for r in rows:
         el = r.element
-        gen = np.einsum("ekv,ke->kv", Pi_all[r.start:r.stop], mu[:, r.start:r.stop])  # (n, nv)
+        gen = np.einsum("ekv,ke->kv", jac[r.start:r.stop], multipliers[:, r.start:r.stop])
         point = el.reaction_point()
         res = np.zeros((n, len(el.bodies), 6))
         moving = [j for j, b in enumerate(el.bodies) if not b.is_ground]
@@ -525,7 +534,7 @@ def _constraint_wrenches(cs, t, q, mu):
             f = gen[:, 6 * k:6 * k + 3]
             n_cm = np.einsum("nij,nj->ni", A, gen[:, 6 * k + 3:6 * k + 6])
             if point is not None:
-                arm = np.einsum("nij,j->ni", A, b.local_point(point))   # joint point - CoM
+                arm = np.einsum("nij,j->ni", A, b.local_point(point))   # point - CoM
                 n_cm = n_cm - np.cross(arm, f)
             res[:, j, :3], res[:, j, 3:] = f, n_cm
         for j, b in enumerate(el.bodies):
@@ -533,3 +542,29 @@ def _constraint_wrenches(cs, t, q, mu):
                 res[:, j] = -res[:, moving].sum(axis=1)
         out[r.name] = res
     return out
+
+
+def _jacobians(fn, n, rows, nv, *args):
+    if n == 0 or rows == 0:
+        return np.zeros((rows, n, nv))
+    return np.asarray(fn.map(n)(*args)).reshape(rows, n, nv)   # column blocks per step
+
+
+def _contact_data(cs, jac_g, q, lam):
+    """Per gap element: contact points (n+1, n_gaps, 3) and force vectors on the child
+    (n, n_gaps, 3), global."""
+    points, vectors = {}, {}
+    if cs.n_gap == 0:
+        return points, vectors
+    all_points = np.asarray(cs.contact_points.map(len(q))(q.T)).reshape(cs.n_gap, 3, len(q),
+                                                                       order="F")
+    for r in cs.gap_rows:
+        child = r.element.bodies[-1]
+        sign = 1.0
+        if child.is_ground:
+            child, sign = r.element.bodies[0], -1.0
+        k = child.index
+        g = jac_g[r.start:r.stop, :, 6 * k:6 * k + 3]                 # (n_gaps, n, 3)
+        vectors[r.name] = sign * np.einsum("jnd,nj->njd", g, lam[:, r.start:r.stop])
+        points[r.name] = np.transpose(all_points[r.start:r.stop], (2, 0, 1))
+    return points, vectors
