@@ -1,0 +1,156 @@
+"""Clearance joints as gaps: geometry against independent numpy computations, Jacobians
+against finite differences, contact resultants against statics, inelastic impacts."""
+import numpy as np
+import pytest
+
+import nlpdyn as nd
+from nlpdyn.projection import apply_increment
+from nlpdyn.rotations import rotation_matrix
+from problems import clearance_slider
+
+rng = np.random.default_rng(11)
+R, C, L, CA = 0.01, 1e-4, 0.02, 2e-4
+
+
+def pin_and_bore(kind):
+    s = nd.System(gravity=(0, -9.81, 0))
+    pin = s.add_body("pin", 1.0, (1, 1, 1), position=(0.01, 0.02, -0.01))
+    bore = s.add_body("bore", 1.0, (1, 1, 1), position=(0.3, 0.0, 0.05))
+    point, axis = np.array([0.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])
+    joints = {
+        "cylindrical": lambda: nd.CylindricalClearance(pin, bore, point, axis, R, C, L, name="j"),
+        "revolute": lambda: nd.RevoluteClearance(pin, bore, point, axis, R, C, L, CA, name="j"),
+        "spherical": lambda: nd.SphericalClearance(pin, bore, point, C, name="j"),
+        "prismatic": lambda: nd.PrismaticClearance(
+            pin, bore, point, axis, 0.02 * np.array([[1, 0], [-0.5, 0.8], [-0.5, -0.8]]), C, L,
+            name="j"),
+    }
+    s.add_joint(joints[kind]())
+    return s
+
+
+def moved(cs, scale=(2e-5, 2e-3)):
+    q0, _ = cs.initial_state()
+    dx = np.r_[scale[0] * rng.normal(size=3), scale[1] * rng.normal(size=3),
+               scale[0] * rng.normal(size=3), scale[1] * rng.normal(size=3)]
+    return apply_increment(q0, dx, cs.n_bodies)
+
+
+def frames(q):
+    return [(q[7 * k:7 * k + 3], rotation_matrix(q[7 * k + 3:7 * k + 7])) for k in range(2)]
+
+
+def body_point(q, k, point0, body0):
+    """Where the body point that started at point0 is now (numpy, independent of the lib)."""
+    (r, A) = frames(q)[k]
+    r0, A0 = body0
+    return r + A @ (A0.T @ (np.asarray(point0) - r0))
+
+
+def initial_frames(cs):
+    q0, _ = cs.initial_state()
+    return frames(q0)
+
+
+@pytest.mark.parametrize("kind", ["cylindrical", "revolute"])
+def test_radial_and_axial_gaps_match_geometry(kind):
+    cs = pin_and_bore(kind).compile()
+    f0 = initial_frames(cs)
+    for _ in range(5):
+        q = moved(cs)
+        gaps = np.asarray(cs.gap(q)).ravel()
+        (r_pin, A_pin) = frames(q)[0]
+        axis = A_pin @ (f0[0][1].T @ [0, 0, 1.0])
+        origin = body_point(q, 0, (0, 0, 0), f0[0])
+        expected = []
+        for s in (-1, 1):
+            end = body_point(q, 1, (0, 0, s * L / 2), f0[1])
+            rel = end - origin
+            expected.append(C - np.linalg.norm(rel - (rel @ axis) * axis))
+        if kind == "revolute":
+            ends = [body_point(q, 1, (0, 0, s * L / 2), f0[1]) for s in (-1, 1)]
+            shoulders = [body_point(q, 0, (0, 0, s * (L / 2 + CA)), f0[0]) for s in (-1, 1)]
+            expected += [(ends[0] - shoulders[0]) @ axis, (shoulders[1] - ends[1]) @ axis]
+        # smoothing of |d| changes a gap by <= (1e-6 c)^2 / (2 |d|)
+        assert np.allclose(gaps, expected, rtol=0, atol=1e-14)
+
+
+def test_prismatic_gaps_match_point_plane_distances():
+    cs = pin_and_bore("prismatic").compile()
+    f0 = initial_frames(cs)
+    tri = 0.02 * np.array([[1, 0], [-0.5, 0.8], [-0.5, -0.8]])
+    q = moved(cs)
+    gaps = np.asarray(cs.gap(q)).ravel()
+    # independent construction: cavity planes offset outward by C from the triangle's edges
+    edges = np.roll(tri, -1, axis=0) - tri
+    normals = np.c_[edges[:, 1], -edges[:, 0]] / np.linalg.norm(edges, axis=1)[:, None]
+    x = nd.rotations.perpendicular_pair(np.array([0, 0, 1.0]))[0]
+    y = np.cross([0, 0, 1.0], x)
+    to3 = lambda v2: v2[0] * x + v2[1] * y          # noqa: E731
+    expected = []
+    for face in (-1, 1):
+        for k in range(3):
+            vertex = body_point(q, 1, to3(tri[k]) + face * L / 2 * np.array([0, 0, 1.0]), f0[1])
+            for e in ((k - 1) % 3, k):
+                plane_point = body_point(q, 0, to3(tri[e] + C * normals[e]), f0[0])
+                normal = frames(q)[0][1] @ (f0[0][1].T @ to3(normals[e]))
+                expected.append((plane_point - vertex) @ normal)
+    assert len(gaps) == 12
+    assert np.allclose(gaps, expected, atol=1e-15)
+    q0, _ = cs.initial_state()
+    assert np.allclose(np.asarray(cs.gap(q0)).ravel(), C, atol=1e-15)   # centred: all = c
+
+
+@pytest.mark.parametrize("kind", ["cylindrical", "revolute", "spherical", "prismatic"])
+def test_gap_jacobian_against_finite_differences(kind):
+    cs = pin_and_bore(kind).compile()
+    q = moved(cs)
+    v = rng.normal(size=cs.nv)
+    eps = 1e-7
+    fd = (np.asarray(cs.gap(apply_increment(q, eps * v, 2))).ravel()
+          - np.asarray(cs.gap(apply_increment(q, -eps * v, 2))).ravel()) / (2 * eps)
+    Pi_g = np.asarray(cs.gap_jacobian(q))
+    assert np.allclose(Pi_g @ v, fd, rtol=0, atol=1e-6 * (1 + np.abs(fd).max()))
+
+
+def test_clearance_must_be_positive():
+    s = nd.System()
+    a = s.add_body("a", 1, (1, 1, 1))
+    s.add_joint(nd.RevoluteClearance(s.ground, a, (0, 0, 0), (0, 0, 1), 0.01, 0.0, 0.02, -1e-4,
+                                     name="pin"))
+    with pytest.raises(nd.ModelError) as err:
+        s.compile()
+    assert "'pin': clearance must be > 0" in str(err.value)
+    assert "'pin': axial_clearance must be > 0" in str(err.value)
+
+
+# ---------------------------------------------------------------- stepping with contact
+@pytest.mark.parametrize("h", [1e-3, (1e-3, 1e-2)])
+def test_clearance_slider_statics_and_sliding(h):
+    """Tube on a fixed rod (CASES.md #1 data): once both ends rest on the rod, the contact
+    forces balance gravity and the push's moment (the two end gaps are redundant for the
+    vertical force, so the check is on resultants: sum = m g, moment about the centre =
+    F s_y), and the tube slides with a = F/m along Z."""
+    res = nd.simulate(clearance_slider.build(), t_end=0.5, h=h, progress=False)
+    assert res.success
+    lam = res.contact_force("bore")
+    settled = res.t > 0.1
+    assert np.allclose(lam[settled].sum(axis=1), 9.81, atol=1e-8)
+    assert np.allclose(lam[settled, 1] - lam[settled, 0], 5.0 * 0.02 / 0.05, atol=1e-8)
+    vz = res.velocity("tube")[:, 2]
+    assert np.allclose(vz, 5.0 * res.t, atol=1e-9)           # sliding is frictionless
+    assert res.gap("bore").min() >= -1e-10
+    assert np.allclose(res.reaction_force("bore")[settled[1:]][:, 1], 9.81, atol=1e-8)
+
+
+def test_inelastic_impact_never_gains_energy():
+    """A tube dropped onto the rod (gravity only): mechanical energy never rises across a
+    step, in particular not across the steps that close a gap."""
+    res = nd.simulate(clearance_slider.build(force=(0, 0, 0)), t_end=0.1, h=1e-3,
+                      progress=False)
+    dE = np.diff(res.energy)
+    closing = res.stats.contact_changed
+    assert closing.any()
+    assert np.all(dE[closing] <= 1e-12)
+    assert np.all(dE <= 1e-12)
+    assert res.energy[-1] < res.energy[0]      # the impact dissipated energy
