@@ -154,3 +154,18 @@ def test_inelastic_impact_never_gains_energy():
     assert np.all(dE[closing] <= 1e-12)
     assert np.all(dE <= 1e-12)
     assert res.energy[-1] < res.energy[0]      # the impact dissipated energy
+
+
+def test_prismatic_slider_settles_and_slides():
+    """Triangular slider (CASES.md #2 data): it drops by the clearance onto the two lower
+    cavity planes, its XY motion stops, and the contact resultant carries its weight while
+    it slides along Z with a = F/m."""
+    from problems import prismatic_slider
+    res = nd.simulate(prismatic_slider.build(), t_end=0.5, h=(1e-3, 1e-2), progress=False)
+    assert res.success and res.gap("cavity").min() >= -1e-10
+    late = res.t > 0.2
+    assert np.abs(res.velocity("slider")[late, :2]).max() <= 1e-9
+    assert np.allclose(res.contact_force("cavity")[late].sum(axis=1), 9.81, atol=1e-8)
+    assert np.allclose(res.velocity("slider")[:, 2], 5.0 * res.t, atol=1e-9)
+    # settled: the vertex on +Y is free, the body dropped by the clearance (sin 30 geometry)
+    assert res.position("slider")[-1, 1] == pytest.approx(-3e-4, abs=1e-9)

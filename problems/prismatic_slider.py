@@ -1,0 +1,43 @@
+"""Triangular prismatic clearance slider (CASES.md #2, seed 002 Fig. 7).
+
+An equilateral triangular cavity (the ground) along Z holds a triangular slider of edge
+e_i = 30 mm with clearance c = 0.3 mm (cavity = slider profile offset outward by c; its edge
+follows as e_j = e_i + 2 sqrt(3) c). Each of the slider's six vertices (three per end face)
+is held off the cavity's two adjacent planes: 12 gaps. Gravity -Y; a constant force
+F = (0, 0, 5) N at the body point s'_f = (0, 0.01, 0.05) tilts the slider until all six
+vertices touch, then it slides along Z. *ours*: m = 1 kg, length 0.1 m, h in [1e-3, 1e-2].
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import nlpdyn as nd
+
+
+def triangle(edge):
+    """Equilateral triangle centred at the origin, counter-clockwise, one vertex on +Y."""
+    r = edge / np.sqrt(3)
+    angles = np.pi / 2 + np.array([0, 2 * np.pi / 3, 4 * np.pi / 3])
+    return np.c_[r * np.cos(angles), r * np.sin(angles)]
+
+
+def cavity_edge(edge, clearance):
+    return edge + 2 * np.sqrt(3) * clearance
+
+
+def build(edge=0.03, clearance=3e-4, length=0.1, mass=1.0, force=(0.0, 0.0, 5.0),
+          force_point=(0.0, 0.01, 0.05), ideal=False) -> nd.System:
+    """Body "slider" in clearance joint "cavity" (``ideal=True``: an ideal Prismatic)."""
+    s = nd.System(gravity=(0, -9.81, 0))
+    # inertia of a solid equilateral prism: polar moment of the section m e^2 / 12
+    polar = mass * edge**2 / 12
+    transverse = 0.5 * polar + mass * length**2 / 12
+    slider = s.add_body("slider", mass=mass, inertia=(transverse, transverse, polar))
+    if ideal:
+        s.add_joint(nd.Prismatic(s.ground, slider, point=(0, 0, 0), axis=(0, 0, 1), name="cavity"))
+    else:
+        s.add_joint(nd.PrismaticClearance(s.ground, slider, point=(0, 0, 0), axis=(0, 0, 1),
+                                          profile=triangle(edge), clearance=clearance,
+                                          length=length, section_x=(1, 0, 0), name="cavity"))
+    s.add_force(nd.PointForce(slider, point=force_point, force=force, name="push"))
+    return s
