@@ -73,9 +73,10 @@ class StepProgram:
         rows_eq = cs.phi(q0, t0) / h + cs.phi_q(q0, t0) @ qdot + cs.phi_t(q0, t0)
         # gaps linearised at q_lin (q0 for the seed's scheme; the previous iterate's end of
         # step when the stepper refines them towards the nonlinear end-of-step gap)
-        # A penetration already present at the start is held (not pushed out through the
-        # velocity, which would inject energy); the position projection removes it.
-        held = ca.fmin(cs.gap(q0), 0)
+        # With the post-step projection on, a penetration present at the start is held (not
+        # pushed out through the velocity, which injects energy): the projection removes it.
+        # Without it, the rows push it out within the step (FORMULATION.md).
+        held = ca.fmin(cs.gap(q0), 0) if settings.projection else 0
         rows_g = (cs.gap(q_lin) - held) / h + cs.gap_q(q_lin) @ (qdot - (q_lin - q0) / h)
         A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
         A_g = ca.jacobian(rows_g, y)

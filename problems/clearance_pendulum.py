@@ -1,0 +1,36 @@
+"""Revolute clearance pendulum (CASES.md #3 and #4, seed 002 Figs. 8 and 31).
+
+A bar hangs on a fixed pin (axis global Z through the origin) of radius R with radial
+clearance c and axial clearance c_a; its centre of mass sits cm_x along the bar and cm_z out
+of plane (to excite Z motion). Released from horizontal at rest, gravity -Y.
+*ours*: R = 10 mm, c = c_a = 0.1 mm, bore length 20 mm, m = 1 kg, cm_x = 0.5 m,
+cm_z = 0.05 m, inertia of a 1 m bar of radius 20 mm, t_end = 2 s, h in [1e-3, 2e-3].
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import nlpdyn as nd
+
+
+def build(radius=0.01, clearance=1e-4, axial_clearance=1e-4, bore_length=0.02, mass=1.0,
+          cm_x=0.5, cm_z=0.05, bar_length=1.0, bar_radius=0.02, ideal=False,
+          start_centred=True) -> nd.System:
+    """Body "bar" on joint "pin" (``ideal=True``: an ideal Revolute about Z).
+
+    ``start_centred``: the bore starts centred on the pin (the bar first falls through the
+    clearance); otherwise it starts resting on the pin (bore centre c below the pin axis).
+    """
+    s = nd.System(gravity=(0, -9.81, 0))
+    axial = 0.5 * mass * bar_radius**2
+    transverse = mass * (3 * bar_radius**2 + bar_length**2) / 12
+    offset = np.zeros(3) if (start_centred or ideal) else np.array([0, -clearance, 0])
+    bar = s.add_body("bar", mass=mass, inertia=(axial, transverse, transverse),
+                     position=np.array([cm_x, 0.0, cm_z]) + offset)
+    if ideal:
+        s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 0, 1), name="pin"))
+    else:
+        s.add_joint(nd.RevoluteClearance(s.ground, bar, point=(0, 0, 0), axis=(0, 0, 1),
+                                         radius=radius, clearance=clearance, length=bore_length,
+                                         axial_clearance=axial_clearance, name="pin"))
+    return s
