@@ -2,8 +2,9 @@
 
 p = [e0, e1, e2, e3]; A(p) maps body-frame vectors to the global frame;
 w' = 2 G(p) pdot is the angular velocity in the body frame; d/dt A = A w'~.
-Every function accepts numpy arrays or CasADi SX/MX/DM column vectors and returns the
-same kind.
+skew, E_matrix, G_matrix, rotation_matrix, pdot_from_omega and omega_from_pdot accept numpy
+arrays or CasADi SX/MX/DM column vectors and return the same kind; the constructors
+(quaternion_product, from_*, perpendicular_pair) work on numpy data only.
 """
 from __future__ import annotations
 
