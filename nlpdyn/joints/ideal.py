@@ -161,7 +161,7 @@ class Fixed(Joint):
         return ca.vertcat(pc - pp, _dot(fp, ac), _dot(gp, ac), _dot(fc, gp))
 
 
-def _time_function(value, label):
+def _time_function(value):
     """A constant or a callable of t (CasADi-compatible) -> callable."""
     if callable(value):
         return value
@@ -169,7 +169,28 @@ def _time_function(value, label):
     return lambda t: const + 0 * t
 
 
-class RotationDriver(BilateralConstraint):
+class _Driver(BilateralConstraint):
+    """One equation prescribing a joint's relative motion as a function of t."""
+
+    n_equations = 1
+    joint_types: tuple = ()
+    suffix = ""
+
+    def __init__(self, joint: Joint, motion, name=None):
+        self.joint = joint
+        self.bodies = joint.bodies
+        self.motion = _time_function(motion)
+        self.name = name or (f"{joint.name}_{self.suffix}" if joint.name else None)
+
+    def problems(self):
+        out = super().problems()
+        if not isinstance(self.joint, self.joint_types):
+            names = " or ".join(t.__name__ for t in self.joint_types)
+            out.append(f"{self.label}: needs a {names} joint, got {type(self.joint).__name__}")
+        return out
+
+
+class RotationDriver(_Driver):
     """Prescribes the relative rotation angle(t) (rad) of a revolute or cylindrical joint.
 
     The angle is the child's rotation about the joint axis relative to the parent, measured
@@ -178,51 +199,35 @@ class RotationDriver(BilateralConstraint):
     """
 
     kind = "rotation driver"
-    n_equations = 1
+    joint_types = (Revolute, Cylindrical)
+    suffix = "rotation"
 
     def __init__(self, joint: Joint, angle, name=None):
-        self.joint = joint
-        self.bodies = joint.bodies
-        self.angle = _time_function(angle, "angle")
-        self.name = name or (f"{joint.name}_rotation" if joint.name else None)
-
-    def problems(self):
-        out = super().problems()
-        if not isinstance(self.joint, (Revolute, Cylindrical)):
-            out.append(f"{self.label}: needs a Revolute or Cylindrical joint, got {type(self.joint).__name__}")
-        return out
+        super().__init__(joint, angle, name)
 
     def equations(self, states, t):
         sp, sc = states
         f, g, _ = self.joint._frames()
         fc = sc.vector(f)
-        theta = self.angle(t)
+        theta = self.motion(t)
         return _dot(fc, sp.vector(g)) * ca.cos(theta) - _dot(fc, sp.vector(f)) * ca.sin(theta)
 
 
-class TranslationDriver(BilateralConstraint):
+class TranslationDriver(_Driver):
     """Prescribes the relative displacement s(t) (m) along a prismatic or cylindrical joint axis,
     measured from the initial configuration."""
 
     kind = "translation driver"
-    n_equations = 1
+    joint_types = (Prismatic, Cylindrical)
+    suffix = "translation"
 
     def __init__(self, joint: Joint, displacement, name=None):
-        self.joint = joint
-        self.bodies = joint.bodies
-        self.displacement = _time_function(displacement, "displacement")
-        self.name = name or (f"{joint.name}_translation" if joint.name else None)
-
-    def problems(self):
-        out = super().problems()
-        if not isinstance(self.joint, (Prismatic, Cylindrical)):
-            out.append(f"{self.label}: needs a Prismatic or Cylindrical joint, got {type(self.joint).__name__}")
-        return out
+        super().__init__(joint, displacement, name)
 
     def equations(self, states, t):
         sp, sc = states
         pp, pc = self.joint._points(sp, sc)
-        return _dot(pc - pp, sp.vector(self.joint.axis)) - self.displacement(t)
+        return _dot(pc - pp, sp.vector(self.joint.axis)) - self.motion(t)
 
 
 class Programmed(BilateralConstraint):
