@@ -64,7 +64,6 @@ class StepProgram:
         t0, h = ca.SX.sym("t0"), ca.SX.sym("h")
         y = ca.SX.sym("y", nv)
         L = cs.L
-        self.L_T = L.T
         self.Linv_T = np.linalg.inv(L).T
         v = ca.DM(self.Linv_T) @ y
         F0 = cs.forces(t0, q0, v0)
@@ -80,8 +79,8 @@ class StepProgram:
         rows_g = (cs.gap(q_lin) - held) / h + cs.gap_q(q_lin) @ (qdot - (q_lin - q0) / h)
         A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
         A_g = ca.jacobian(rows_g, y)
-        self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, rows_eq=rows_eq,
-                         rows_g=rows_g, A_eq=A_eq, A_g=A_g, F0=F0, qdot=qdot)
+        self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free,
+                         rows_eq=rows_eq, rows_g=rows_g, A_eq=A_eq, A_g=A_g)
 
         c_eq = ca.substitute(rows_eq, y, ca.DM.zeros(nv))
         c_g = ca.substitute(rows_g, y, ca.DM.zeros(nv))

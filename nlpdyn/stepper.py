@@ -5,6 +5,7 @@ import time
 from dataclasses import dataclass, field, fields
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from .projection import (GapProjector, normalise, position_change, project_positions,
                          project_velocities)
@@ -447,11 +448,9 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     if not (np.isfinite(t_end) and t_end > t0):
         raise ModelError([f"t_end must be finite and greater than t0 = {t0}, got {t_end}"])
     stepper = Stepper(system, h, settings, t0=t0, **options)
-    cs = stepper.cs
     ts, qs, vs, infos = [stepper.t], [stepper.q], [stepper.v], []
     gap_hist = [stepper.gaps]
     status, message = 0, "reached t_end"
-    from tqdm.auto import tqdm
     bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
                bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
     last_update = stepper.t

@@ -8,7 +8,6 @@ opposite; then it slides along Z. Values marked *ours* in CASES.md: R = 10 mm, t
 """
 from __future__ import annotations
 
-import numpy as np
 
 import nlpdyn as nd
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from ..body import BodyState, RigidBody
+from ..body import RigidBody
 from .base import ForceElement, point_wrench
 
 
