@@ -57,6 +57,8 @@ class RigidBody:
         self.mass = float(self.mass)
         self.inertia = _inertia_matrix(self.inertia)
         self.position = np.asarray(self.position, dtype=float).reshape(-1)
+        given = np.asarray(self.orientation, dtype=float)
+        self._orientation_matrix = given if given.shape == (3, 3) else None
         self.orientation = _orientation_to_p(self.orientation)
         self.velocity = np.asarray(self.velocity, dtype=float).reshape(-1)
         self.angular_velocity = np.asarray(self.angular_velocity, dtype=float).reshape(-1)
@@ -82,7 +84,11 @@ class RigidBody:
                               ("orientation", self.orientation, 4)):
             if arr.shape != (n,) or not np.all(np.isfinite(arr)):
                 out.append(f"{tag}: {label} must be {n} finite numbers, got {arr.tolist()}")
-        if self.orientation.shape == (4,) and abs(np.linalg.norm(self.orientation) - 1) > 1e-6:
+        A = self._orientation_matrix
+        if A is not None and (not np.all(np.isfinite(A)) or not np.allclose(A.T @ A, np.eye(3), atol=1e-9)
+                              or np.linalg.det(A) < 0):
+            out.append(f"{tag}: orientation matrix must be a proper rotation (A^T A = I, det A = 1)")
+        elif self.orientation.shape == (4,) and abs(np.linalg.norm(self.orientation) - 1) > 1e-6:
             out.append(f"{tag}: orientation Euler parameters must have unit norm, "
                        f"|p| = {np.linalg.norm(self.orientation):.9g}")
         return out

@@ -529,7 +529,7 @@ def _element_wrenches(cs, rows, jac, q, multipliers):
         for j in moving:
             b = el.bodies[j]
             k = b.index
-            A = np.array([rotation_matrix(p) for p in q[:, 7 * k + 3:7 * k + 7]])
+            A = np.array([rotation_matrix(p) for p in q[:, 7 * k + 3:7 * k + 7]]).reshape(n, 3, 3)
             f = gen[:, 6 * k:6 * k + 3]
             n_cm = np.einsum("nij,nj->ni", A, gen[:, 6 * k + 3:6 * k + 6])
             if point is not None:

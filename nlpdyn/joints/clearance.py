@@ -206,8 +206,10 @@ class PrismaticClearance(ClearanceJoint):
     def problems(self):
         out = super().problems() + check_unit(self.axis, "axis", self.label)
         if self.section_x is not None:
-            out += check_unit(self.section_x, "section_x", self.label)
-            if not out and abs(self.section_x @ self.axis) > 1e-9:
+            section_problems = check_unit(self.section_x, "section_x", self.label)
+            out += section_problems
+            if not section_problems and self.axis.shape == (3,) and \
+                    abs(self.section_x @ self.axis) > 1e-9:
                 out.append(f"{self.label}: section_x must be perpendicular to axis")
         if not (np.isfinite(self.length) and self.length > 0):
             out.append(f"{self.label}: length must be > 0, got {self.length}")

@@ -127,9 +127,10 @@ class Universal(Joint):
 
     def problems(self):
         out = super().problems()
-        out += check_unit(self.axis1, "axis1", self.label)
-        out += check_unit(self.axis2, "axis2", self.label)
-        if not out and abs(self.axis1 @ self.axis2) > 1e-9:
+        axis_problems = check_unit(self.axis1, "axis1", self.label) + \
+            check_unit(self.axis2, "axis2", self.label)
+        out += axis_problems
+        if not axis_problems and abs(self.axis1 @ self.axis2) > 1e-9:
             out.append(f"{self.label}: axis1 and axis2 must be perpendicular, "
                        f"axis1.axis2 = {self.axis1 @ self.axis2:.3g}")
         return out
