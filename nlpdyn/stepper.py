@@ -267,8 +267,14 @@ class Stepper:
         remaining = np.inf if t_end is None else t_end - self.t
         if remaining <= 1e-12 * max(1.0, abs(self.t)):
             raise ValueError(f"already at t_end = {t_end} (t = {self.t})")
-        h_max = min(self.h_max, remaining)
-        h_min = min(self.h_min, h_max)
+        if remaining <= self.h_max * (1 + 1e-9):          # last step: land on t_end
+            h_min = h_max = remaining
+        elif remaining < self.h_max + 0.5 * self.h_min:
+            # split what is left in two instead of ending on a sliver of a step: the rows
+            # divide position-level residuals by h, so a tiny last step kicks the velocity
+            h_min = h_max = 0.5 * remaining
+        else:
+            h_min, h_max = self.h_min, self.h_max
         if self.step_control == "adaptive":
             h_max = self._predict_contact_step(h_min, h_max)
         sol, out, retries = self._solve_with_retries(h_min, h_max)
