@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -213,6 +214,20 @@ class Stepper:
                       if hasattr(r.element, "min_clearance")]
         self._max_penetration = (settings.max_penetration if settings.max_penetration is not None
                                  else 0.01 * min(clearances, default=np.inf))
+        self._warn_linearisation(clearances)
+
+    def _warn_linearisation(self, clearances):
+        """Linearised gaps alone (no gap iterations, no projection) penetrate by about
+        h^2 |a_n| per step, |a_n| ~ |g| for pendulum-like motion (FORMULATION.md: 12 h^2 m for
+        a 1 m pendulum): warn when that is not well below the smallest clearance."""
+        if not clearances or self.settings.gap_iterations or self.settings.projection:
+            return
+        penetration = self.h_max**2 * max(np.linalg.norm(self.system.gravity), 1.0)
+        if penetration > 0.1 * min(clearances):
+            warnings.warn(f"with linearised gaps only, h_max = {self.h_max:g} s may penetrate by "
+                          f"~{penetration:.1e} m per step, more than 10 % of the smallest "
+                          f"clearance {min(clearances):g} m: reduce h or keep gap_iterations > 0",
+                          stacklevel=3)
 
     # ------------------------------------------------------------------ initial conditions
     def _consistent_start(self, q, v):

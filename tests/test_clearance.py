@@ -169,3 +169,46 @@ def test_prismatic_slider_settles_and_slides():
     assert np.allclose(res.velocity("slider")[:, 2], 5.0 * res.t, atol=1e-9)
     # settled: the vertex on +Y is free, the body dropped by the clearance (sin 30 geometry)
     assert res.position("slider")[-1, 1] == pytest.approx(-3e-4, abs=1e-9)
+
+
+def _deviation(res, ideal, t_max):
+    """Largest distance between the clearance and ideal pendulums' centres for t <= t_max."""
+    keep = ideal.t <= t_max + 1e-12
+    x = np.interp(ideal.t[keep], res.t, res.position("bar")[:, 0])
+    y = np.interp(ideal.t[keep], res.t, res.position("bar")[:, 1])
+    return np.hypot(x - ideal.position("bar")[keep, 0], y - ideal.position("bar")[keep, 1]).max()
+
+
+def test_clearance_to_zero_converges_to_the_ideal_joint():
+    """Planar clearance pendulum (CASES.md #3 data with cm_z = 0) against the ideal revolute.
+    Early on (before contact sliding has dissipated anything) the deviation is proportional to
+    the clearance; over 1 s the sliding contact dissipates O(h) energy per unit time (numerical
+    damping, seed 002 Fig. 30), so the deviation also needs h -> 0: it halves with h."""
+    from problems import clearance_pendulum
+    h = 2.5e-4
+    ideal = nd.simulate(clearance_pendulum.build(cm_z=0.0, ideal=True), t_end=0.1, h=h,
+                        progress=False)
+    early = [_deviation(nd.simulate(clearance_pendulum.build(cm_z=0.0, clearance=c,
+                                                             axial_clearance=c),
+                                    t_end=0.1, h=h, progress=False), ideal, 0.1)
+             for c in (1e-3, 1e-4)]
+    assert 8 < early[0] / early[1] < 12                    # linear in c
+    late = []
+    for step in (5e-4, 2.5e-4):
+        ref = nd.simulate(clearance_pendulum.build(cm_z=0.0, ideal=True), t_end=1.0, h=step,
+                          progress=False)
+        res = nd.simulate(clearance_pendulum.build(cm_z=0.0), t_end=1.0, h=step, progress=False)
+        assert res.success
+        late.append(_deviation(res, ref, 1.0))
+    assert 1.6 < late[0] / late[1] < 2.4                   # first order in h
+
+
+def test_warns_when_linearised_gaps_outrun_the_clearance():
+    from problems import clearance_pendulum
+    with pytest.warns(UserWarning, match="may penetrate"):
+        nd.Stepper(clearance_pendulum.build(clearance=1e-6), h=1e-3, gap_iterations=0)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        nd.Stepper(clearance_pendulum.build(clearance=1e-6), h=1e-3)        # iterations on
+        nd.Stepper(clearance_pendulum.build(clearance=1e-3), h=1e-3, gap_iterations=0)
