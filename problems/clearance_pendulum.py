@@ -19,7 +19,8 @@ def build(radius=0.01, clearance=1e-4, axial_clearance=1e-4, bore_length=0.02, m
     """Body "bar" on joint "pin" (``ideal=True``: an ideal Revolute about Z).
 
     ``start_centred``: the bore starts centred on the pin (the bar first falls through the
-    clearance); otherwise it starts resting on the pin (bore centre c below the pin axis).
+    clearance onto it); otherwise it starts resting on the pin (bore centre c below the pin
+    axis, the bar lowered with it).
     """
     s = nd.System(gravity=(0, -9.81, 0))
     axial = 0.5 * mass * bar_radius**2
@@ -32,5 +33,6 @@ def build(radius=0.01, clearance=1e-4, axial_clearance=1e-4, bore_length=0.02, m
     else:
         s.add_joint(nd.RevoluteClearance(s.ground, bar, point=(0, 0, 0), axis=(0, 0, 1),
                                          radius=radius, clearance=clearance, length=bore_length,
-                                         axial_clearance=axial_clearance, name="pin"))
+                                         axial_clearance=axial_clearance, name="pin",
+                                         offset=offset))
     return s

@@ -212,3 +212,23 @@ def test_warns_when_linearised_gaps_outrun_the_clearance():
         warnings.simplefilter("error")
         nd.Stepper(clearance_pendulum.build(clearance=1e-6), h=1e-3)        # iterations on
         nd.Stepper(clearance_pendulum.build(clearance=1e-3), h=1e-3, gap_iterations=0)
+
+
+@pytest.mark.parametrize("h", [1e-3, 2.5e-4])
+def test_pendulum_falling_onto_the_pin_loses_the_plastic_impact_energy(h):
+    """Released with the bore centred, the bar falls through the clearance c (pure translation)
+    and hits the pin: a perfectly plastic impact conserves the angular momentum about the
+    contact, keeping the fraction m r^2 / (J + m r^2) of the kinetic energy m g c. Compared
+    with the same bar started resting on the pin, the extra energy lost is
+    m g c J / (J + m r^2) (closed form), whatever h."""
+    from problems import clearance_pendulum
+    c, m, r = 1e-4, 1.0, 0.5
+    J = m * (3 * 0.02**2 + 1.0) / 12                      # the builder's bar inertia
+    losses = []
+    for centred in (True, False):
+        res = nd.simulate(clearance_pendulum.build(cm_z=0.0, start_centred=centred), t_end=0.03,
+                          h=h, progress=False)
+        assert res.success
+        losses.append(res.energy[-1] - res.energy[0])
+    expected = m * 9.81 * c * J / (J + m * r**2)
+    assert losses[1] - losses[0] == pytest.approx(expected, rel=2e-3)

@@ -68,27 +68,36 @@ class CylindricalClearance(_AxialMixin, ClearanceJoint):
     """Pin in a bore with radial clearance: two radial gaps at the bore's end points.
 
     ``parent`` carries the pin (radius ``radius``, along ``axis`` through ``point``);
-    ``child`` the bore (radius ``radius + clearance``, length ``length``, centred at ``point``
-    initially). Gap k = clearance - distance of bore end k's centre from the pin axis
-    (seed 002 eqs. 34-37); it acts at the bore end, its normal is radial.
+    ``child`` the bore (radius ``radius + clearance``, length ``length``, centred at
+    ``point + offset`` initially; ``offset`` is perpendicular to the axis, |offset| <=
+    clearance, default 0). Gap k = clearance - distance of bore end k's centre from the pin
+    axis (seed 002 eqs. 34-37); it acts at the bore end, its normal is radial.
     """
 
     kind = "cylindrical clearance joint"
     n_gaps = 2
 
-    def __init__(self, parent, child, point, axis, radius, clearance, length, name=None):
+    def __init__(self, parent, child, point, axis, radius, clearance, length, name=None,
+                 offset=(0.0, 0.0, 0.0)):
         super().__init__(parent, child, point, clearance, name)
         self.axis = np.asarray(axis, dtype=float).reshape(-1)
         self.radius, self.length = float(radius), float(length)
+        self.offset = np.asarray(offset, dtype=float).reshape(-1)
 
     def problems(self):
-        return super().problems() + self._axis_problems()
+        out = super().problems() + self._axis_problems()
+        if not out and (self.offset.shape != (3,) or abs(self.offset @ self.axis) > 1e-12
+                        or np.linalg.norm(self.offset) > self.clearance):
+            out.append(f"{self.label}: offset must be perpendicular to axis with "
+                       f"|offset| <= clearance, got {self.offset.tolist()}")
+        return out
 
     def _ends(self, states):
         sp, sc = states
         a = sp.vector(self.axis)
         origin = sp.point(self.point)
-        ends = [sc.point(self.point + s * 0.5 * self.length * self.axis) for s in (-1, 1)]
+        ends = [sc.point(self.point + self.offset + s * 0.5 * self.length * self.axis)
+                for s in (-1, 1)]
         return a, origin, ends
 
     def _radial(self, states):
@@ -122,8 +131,8 @@ class RevoluteClearance(CylindricalClearance):
     n_gaps = 4
 
     def __init__(self, parent, child, point, axis, radius, clearance, length, axial_clearance,
-                 name=None):
-        super().__init__(parent, child, point, axis, radius, clearance, length, name)
+                 name=None, offset=(0.0, 0.0, 0.0)):
+        super().__init__(parent, child, point, axis, radius, clearance, length, name, offset)
         self.axial_clearance = float(axial_clearance)
 
     def problems(self):
