@@ -5,12 +5,12 @@ Round trips are exact (np.array_equal, same dtype): nothing is recomputed on loa
 """
 import json
 
-import casadi as ca
 import matplotlib
 import numpy as np
 import pytest
 
 import nlpdyn as nd
+from test_validation import contradictory_drivers
 from nlpdyn.__main__ import main
 from nlpdyn.result import StepStats
 from problems import slider_crank
@@ -30,14 +30,7 @@ def falling_cup():
 
 def failing_drivers():
     """Two drivers of one block that contradict each other after t = 0.305 (run stops)."""
-    s = nd.System(gravity=(0, 0, -9.81))
-    b = s.add_body("block", mass=1.0, inertia=(0.1, 0.2, 0.25), velocity=(1, 0, 0))
-    r1 = s.add_joint(nd.Prismatic(s.ground, b, point=(0, 0, 0), axis=(1, 0, 0), name="rail1"))
-    r2 = s.add_joint(nd.Prismatic(s.ground, b, point=(0, 0.2, 0), axis=(1, 0, 0), name="rail2"))
-    s.add_joint(nd.TranslationDriver(r1, displacement=lambda t: t, name="drive1"))
-    s.add_joint(nd.TranslationDriver(
-        r2, displacement=lambda t: t + ca.if_else(t > 0.305, 1, 0), name="drive2"))
-    return s
+    return contradictory_drivers(0.305)
 
 
 RUNS = {
