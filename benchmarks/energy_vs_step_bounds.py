@@ -10,7 +10,6 @@ plastic impact), against the same bar started resting on the pin.
 
     python benchmarks/energy_vs_step_bounds.py
 """
-import numpy as np
 
 import nlpdyn as nd
 from problems import clearance_pendulum
@@ -19,20 +18,10 @@ BOUNDS = [(1e-3, 2e-3), (5e-4, 2e-3), (1.5e-3, 2e-3), (5e-4, 1e-3), (2.5e-4, 1e-
           (7.5e-4, 1e-3)]
 
 
-def turning_energies(res):
-    """Energy change at the swing's turning points: sign changes of the angular velocity
-    about the pin while the bar is in the upper half of its swing (ignores the tiny
-    reversals of the first impact)."""
-    w = res.angular_velocity("bar", frame="global")[:, 2]
-    high = res.potential_energy > 0.5 * (res.potential_energy.max() + res.potential_energy.min())
-    idx = np.where((np.sign(w[1:]) * np.sign(w[:-1]) < 0) & high[1:])[0] + 1
-    return res.energy[idx] - res.energy[0], res.t[idx]
-
-
 def run(h, control, **build):
     res = nd.simulate(clearance_pendulum.build(cm_z=0.0, **build), t_end=2.0, h=h,
                       progress=False, **({"step_control": control} if control else {}))
-    loss, times = turning_energies(res)
+    loss, times = clearance_pendulum.turning_point_energy(res)
     return res, loss, times
 
 
@@ -54,7 +43,6 @@ def main():
     print("\nimpact study, fixed h: extra energy lost when the bar falls from the bore's centre "
           "onto the pin,\nagainst the same bar started resting on it (both over 0.03 s); "
           "closed form m g c J / (J + m r^2)")
-    J = (3 * 0.02**2 + 1.0) / 12
     print(f"{'h':>8} {'extra loss J':>13} {'closed form J':>14}")
     for h in (2e-3, 1e-3, 5e-4, 2.5e-4, 1e-4):
         change = []
@@ -62,7 +50,8 @@ def main():
             res = nd.simulate(clearance_pendulum.build(cm_z=0.0, start_centred=centred),
                               t_end=0.03, h=h, progress=False)
             change.append(res.energy[-1] - res.energy[0])
-        print(f"{h:8.1e} {change[1] - change[0]:13.4e} {9.81e-4 * J / (J + 0.25):14.4e}")
+        print(f"{h:8.1e} {change[1] - change[0]:13.4e} "
+              f"{clearance_pendulum.impact_energy_closed_form():14.4e}")
 
 
 if __name__ == "__main__":

@@ -36,3 +36,22 @@ def build(radius=0.01, clearance=1e-4, axial_clearance=1e-4, bore_length=0.02, m
                                          axial_clearance=axial_clearance, name="pin",
                                          offset=offset))
     return s
+
+
+def turning_point_energy(res):
+    """Energy change since the start at the swing's turning points (angular velocity about
+    the pin changes sign while the bar is in the upper half of its swing, which ignores the
+    tiny reversals of the first impact). Returns (energy changes, times)."""
+    w = res.angular_velocity("bar", frame="global")[:, 2]
+    pe = res.potential_energy
+    high = pe > 0.5 * (pe.max() + pe.min())
+    idx = np.where((np.sign(w[1:]) * np.sign(w[:-1]) < 0) & high[1:])[0] + 1
+    return res.energy[idx] - res.energy[0], res.t[idx]
+
+
+def impact_energy_closed_form(clearance=1e-4, mass=1.0, cm_x=0.5, bar_length=1.0,
+                              bar_radius=0.02, gravity=9.81):
+    """Energy a plastic impact on the pin takes from the bar after it falls through the
+    clearance: m g c J / (J + m r^2) (angular momentum about the contact is conserved)."""
+    J = mass * (3 * bar_radius**2 + bar_length**2) / 12
+    return mass * gravity * clearance * J / (J + mass * cm_x**2)
