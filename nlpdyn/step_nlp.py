@@ -3,19 +3,22 @@
 Unknowns are scaled velocities y = L^T v (M = L L^T), so the Gauss objective has an identity
 Hessian and everything is in velocity/impulse units:
 
-    minimise   w(h)/2 |y - y_free(h)|^2 - tie_break * h / h_ref
+    minimise   w(h)/2 |y - y_free(h)|^2 - tie_break * m_total * h / h_ref
     subject to Phi(q-, t-)/h + Phi_q qdot(v) + Phi_t = 0        (ideal joints, drivers)
-               g(q-)/h + g_q qdot(v) >= 0                        (gaps)
+               (g(q_lin) - held)/h + g_q(q_lin) (qdot(v) - (q_lin - q-)/h) >= 0   (gaps)
 
 with y_free = L^T (v- + h M^-1 (Q_A - S)), w(h) = (h_ref/h)^2 (w = 1 when h is fixed) and
-qdot(v) the semi-implicit Euler map with the linearised Euler-parameter normalisation.
-Impulses P = h mu follow from the multipliers: P = -lam / w.
+qdot(v) the semi-implicit Euler map with the linearised Euler-parameter normalisation. The gaps
+are linearised at q_lin: q- for the seed's scheme, the previous iterate's end of step during
+the stepper's Gauss-Newton iterations; ``held`` is a start-of-step penetration kept (not pushed
+out) when the post-step projection is on, else 0. Impulses P = h mu follow from the
+multipliers: P = -lam / w.
 
 Solvers
 -------
-``direct``   fixed h, no gaps: the least-distance problem in closed form by SVD (handles
-             redundant joints); no iterations.
-``qp``       fixed h: a CasADi conic plugin (qpoases, qrqp, daqp, ...) embedded in one call.
+``direct``   fixed h, no gaps: the least-distance problem in closed form (iterated Tikhonov on
+             A A^T, so redundant joints work), fused with the end-of-step checks in one call.
+``qp``       fixed h: a CasADi conic plugin (qpoases, qrqp, daqp, ...), fused likewise.
 ``nlp``      IPOPT on the Gauss program (h fixed or a bounded variable), warm-started.
 ``explicit`` IPOPT on the seed's form: y, impulses (and h) as variables, EOM as equalities,
              relaxed complementarity P_g * g_lin <= eps.
