@@ -112,23 +112,18 @@ class GapProjector:
         self._first = True
         self.H = np.eye(cs.nv)
 
-    def violation(self, q, t):
-        phi = np.asarray(self.cs.phi(q, t)).ravel()
-        g = np.asarray(self.cs.gap(q)).ravel()
-        return max(np.abs(phi).max(initial=0.0), (-g).max(initial=0.0))
-
     def project(self, q, t, tol=1e-12, max_iter=10):
         """Returns (q_projected, iterations, violation_after, converged)."""
         cs = self.cs
         q = normalise(q, cs.n_bodies)
         for it in range(max_iter + 1):
-            viol = self.violation(q, t)
+            phi = np.asarray(cs.phi(q, t)).ravel()
+            g = np.asarray(cs.gap(q)).ravel()
+            viol = max(np.abs(phi).max(initial=0.0), (-g).max(initial=0.0))
             if viol <= tol:
                 return q, it, viol, True
             if it == max_iter:
                 break
-            phi = np.asarray(cs.phi(q, t)).ravel()
-            g = np.asarray(cs.gap(q)).ravel()
             A = np.vstack([np.asarray(cs.velocity_jacobian(q, t)).reshape(cs.n_eq, cs.nv),
                            np.asarray(cs.gap_jacobian(q)).reshape(cs.n_gap, cs.nv)]) @ self.Linv_T
             args = dict(h=self.H, g=np.zeros(cs.nv), a=A, lba=np.r_[-phi, -g],

@@ -248,8 +248,7 @@ class CompiledSystem:
         self.gap = fn("gap", [("q", q)], {"gap": gap})
         self.gap_q = fn("gap_q", [("q", q)], {"gap_q": gap_q})
         self.gap_jacobian = fn("Pi_g", [("q", q)], {"Pi_g": Pi_g})
-        points = [ca.SX(el.contact_points(self.states_of(el))) for el in system.gaps
-                  if hasattr(el, "contact_points")]
+        points = [ca.SX(el.contact_points(self.states_of(el))) for el in system.gaps]
         self.contact_points = fn("contact_points", [("q", q)],
                                  {"points": ca.vertcat(*points) if points else ca.SX(0, 3)})
         self.forces = fn("forces", [("t", t), ("q", q), ("v", v)], {"Q_minus_S": Q - S})

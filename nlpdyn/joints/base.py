@@ -69,3 +69,7 @@ class UnilateralConstraint(Element):
     def gaps(self, states: list[BodyState]):
         """CasADi column of length ``n_gaps`` (true, nonlinear gaps)."""
         raise NotImplementedError
+
+    def contact_points(self, states: list[BodyState]):
+        """Global contact point of every gap, CasADi matrix of shape (n_gaps, 3)."""
+        raise NotImplementedError

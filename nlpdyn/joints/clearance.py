@@ -47,10 +47,6 @@ class ClearanceJoint(UnilateralConstraint):
     def min_clearance(self) -> float:
         return self.clearance
 
-    def contact_points(self, states):
-        """Global contact point of every gap (CasADi, shape (n_gaps, 3) as rows)."""
-        raise NotImplementedError
-
     def reaction_point(self):
         return self.point
 
