@@ -92,6 +92,19 @@ class StepProgram:
             [ca.densify(A_eq), c_eq, ca.densify(A_g), c_g, y_free],
             ["q0", "v0", "t0", "h", "q_lin"], ["A_eq", "c_eq", "A_g", "c_g", "y_free"]))
 
+        # Curvature of the gaps for the stepper's iterations (sequential QP): the Hessian in y
+        # of -P.g(q1(y))/h at q_lin, with q1 = q0 + h qdot(y) affine in y. Without it the
+        # iterations can 2-cycle when large impulses meet strongly curved gaps (a bore jammed
+        # at both ends: |d| = c has curvature 1/c).
+        self.gap_curvature = None
+        if ng:
+            P_in = ca.SX.sym("P_g", ng)
+            T_q = ca.jacobian(qdot, y)
+            hess_g = ca.hessian(ca.dot(P_in, cs.gap(q_lin)), q_lin)[0]
+            self.gap_curvature = FastFunction(ca.Function(
+                "gap_curvature", [q0, h, q_lin, P_in], [ca.densify(-h * T_q.T @ hess_g @ T_q)],
+                ["q0", "h", "q_lin", "P_g"], ["C"]))
+
         # True gaps at the end of a free step (no contact forces): the adaptive scheme's
         # contact prediction.
         v_free = ca.DM(self.Linv_T) @ y_free
@@ -104,11 +117,12 @@ class StepProgram:
         P_eq, P_g = ca.SX.sym("P_eq", ne), ca.SX.sym("P_g", ng)
         A_eq_in, A_g_in = ca.SX.sym("A_eq", ne, nv), ca.SX.sym("A_g", ng, nv)
         c_eq_in, c_g_in, y_free_in = ca.SX.sym("c_eq", ne), ca.SX.sym("c_g", ng), ca.SX.sym("y_free", nv)
+        shift = ca.SX.sym("shift", nv)  # C (y - y_lin) of a curvature-corrected solve, else 0
         q1 = q0 + h * qdot
         t1 = t0 + h
         rows_eq1 = A_eq_in @ y + c_eq_in
         rows_g1 = A_g_in @ y + c_g_in
-        eom = ca.DM(L) @ (y - y_free_in - A_eq_in.T @ P_eq - A_g_in.T @ P_g) / h  # = M vdot - F - Pi^T mu
+        eom = ca.DM(L) @ (y - y_free_in + shift - A_eq_in.T @ P_eq - A_g_in.T @ P_g) / h  # M vdot - F - Pi^T mu
         norms = ca.vertcat(*[ca.norm_2(q1[7 * k + 3:7 * k + 7]) - 1 for k in range(cs.n_bodies)])
         gap1 = cs.gap(q1)
         # Relative residuals for the stepper's acceptance test (NaN-safe: NaN fails "<"):
@@ -119,13 +133,14 @@ class StepProgram:
         check = ca.vertcat(_max_abs(rows_eq1) / v_scale, -ca.fmin(_min_or_inf(rows_g1), 0) / v_scale,
                            _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v))
         self.finish = FastFunction(ca.Function(
-            "step_finish", [q0, t0, h, y, P_eq, P_g, A_eq_in, c_eq_in, A_g_in, c_g_in, y_free_in],
+            "step_finish", [q0, t0, h, y, P_eq, P_g, A_eq_in, c_eq_in, A_g_in, c_g_in, y_free_in, shift],
             [q1, v, P_eq / h, P_g / h, _max_abs(eom), _max_abs(cs.phi(q1, t1)), _max_abs(norms),
              _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), check],
-            ["q0", "t0", "h", "y", "P_eq", "P_g", "A_eq", "c_eq", "A_g", "c_g", "y_free"],
+            ["q0", "t0", "h", "y", "P_eq", "P_g", "A_eq", "c_eq", "A_g", "c_g", "y_free", "shift"],
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
              "min_gap", "gap", "complementarity", "check"]))
         self._qp = None
+        self._no_curvature = (np.zeros((nv, nv)), np.zeros(nv))
         self._direct = None
         self._nlp = {}
 
@@ -172,22 +187,31 @@ class StepProgram:
                 z = z + solver.solve(Wreg, r - W @ z)
             y = y_free - A.T @ z
             P = -z
-        out = self.finish.function(Q0, T0, H, y, P, ca.MX.zeros(0), A, c, A_g, c_g, y_free)
+        out = self.finish.function(Q0, T0, H, y, P, ca.MX.zeros(0), A, c, A_g, c_g, y_free,
+                                   ca.MX.zeros(self.nv))
         return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H], [y, P, *out],
                                         ["q0", "v0", "t0", "h"],
                                         ["y", "P_eq", *self.finish.names_out]))
 
     # ------------------------------------------------------------------ QP plugin
-    def solve_qp(self, q0, v0, t0, h, q_lin, warm=None):
+    def solve_qp(self, q0, v0, t0, h, q_lin, warm=None, curvature=None):
         """Fixed h: prepare the rows, solve the QP with a conic plugin, finish: one call.
-        Returns (StepSolution, finish outputs)."""
+
+        ``curvature`` = (C, y_lin) adds (y - y_lin)^T C (y - y_lin) / 2 to the objective: the
+        gap curvature of a sequential-QP iteration (C from ``gap_curvature``, made positive
+        semidefinite). Returns (StepSolution, finish outputs)."""
         lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
+        if curvature is None:
+            C, y_lin = self._no_curvature
+        else:
+            C, y_lin = curvature
+        args = (q0, v0, t0, h, q_lin, lam0, C, y_lin)
         if self._qp is None:
             with silenced_stdout():     # qpOASES prints its banner when it allocates memory
                 self._qp = self._build_qp(self.settings.qp_solver)
-                y, lam, *out = self._qp(q0, v0, t0, h, q_lin, lam0)
+                y, lam, *out = self._qp(*args)
         else:
-            y, lam, *out = self._qp(q0, v0, t0, h, q_lin, lam0)
+            y, lam, *out = self._qp(*args)
         P_eq, P_g = -lam[:self.n_eq], -lam[self.n_eq:]
         return (StepSolution(h, y, P_eq, P_g, self.settings.qp_solver, "solved", -1, True), out)
 
@@ -197,24 +221,29 @@ class StepProgram:
         opts.update(_QP_OPTIONS.get(plugin, {}))
         opts.update(self.settings.qp_options or {})
         qp = ca.conic(f"step_qp_{plugin}", plugin,
-                      {"h": ca.Sparsity.diag(nv), "a": ca.Sparsity.dense(ne + ng, nv)}, opts)
+                      {"h": ca.Sparsity.dense(nv, nv) if ng else ca.Sparsity.diag(nv),
+                       "a": ca.Sparsity.dense(ne + ng, nv)}, opts)
         self.build_count += 1
         Q0, V0, QL = ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", nv), ca.MX.sym("q_lin", cs.nq)
         T0, H, LAM = ca.MX.sym("t0"), ca.MX.sym("h"), ca.MX.sym("lam0", ne + ng)
+        C_IN, Y_LIN = ca.MX.sym("C", nv, nv), ca.MX.sym("y_lin", nv)
+        C = C_IN if ng else ca.MX.zeros(nv, nv)     # no gaps: no curvature, same signature
         A, c, A_g, c_g, y_free = self.prepare.function(Q0, V0, T0, H, QL)
-        sol = qp(h=ca.MX.eye(nv), g=-y_free, a=ca.vertcat(A, A_g), lam_a0=LAM, x0=y_free,
-                 lba=ca.vertcat(-c, -c_g), uba=ca.vertcat(-c, ca.DM.inf(ng)))
+        sol = qp(h=ca.MX.eye(nv) + C, g=-y_free - C @ Y_LIN, a=ca.vertcat(A, A_g), lam_a0=LAM,
+                 x0=y_free, lba=ca.vertcat(-c, -c_g), uba=ca.vertcat(-c, ca.DM.inf(ng)))
         y, lam = sol["x"], sol["lam_a"]
-        out = self.finish.function(Q0, T0, H, y, -lam[:ne], -lam[ne:], A, c, A_g, c_g, y_free)
-        fn = ca.Function("step_qp", [Q0, V0, T0, H, QL, LAM], [y, lam, *out],
-                         ["q0", "v0", "t0", "h", "q_lin", "lam0"],
+        out = self.finish.function(Q0, T0, H, y, -lam[:ne], -lam[ne:], A, c, A_g, c_g, y_free,
+                                   C @ (y - Y_LIN))
+        fn = ca.Function("step_qp", [Q0, V0, T0, H, QL, LAM, C_IN, Y_LIN], [y, lam, *out],
+                         ["q0", "v0", "t0", "h", "q_lin", "lam0", "C", "y_lin"],
                          ["y", "lam_a", *self.finish.names_out])
         return FastFunction(fn)
 
     def finish_step(self, q0, v0, t0, h, q_lin, sol: StepSolution):
         """End-of-step state and checks for a solution found outside the fused calls."""
         A, c, A_g, c_g, y_free = self.prepare(q0, v0, t0, h, q_lin)
-        return self.finish(q0, t0, h, sol.y, sol.P_eq, sol.P_g, A, c, A_g, c_g, y_free)
+        return self.finish(q0, t0, h, sol.y, sol.P_eq, sol.P_g, A, c, A_g, c_g, y_free,
+                           np.zeros(self.nv))
 
     # ------------------------------------------------------------------ NLPs (IPOPT)
     def nlp(self, form: str, variable_h: bool):

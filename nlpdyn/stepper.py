@@ -320,8 +320,11 @@ class Stepper:
 
         Polish: IPOPT's interior point ends ~1e-7..1e-5 short of an active h bound (barrier
         offset mu / tie-break); the step is re-solved with h exactly at the bound.
-        Gap iterations: Gauss-Newton on g(q_end) >= 0, re-linearising the gaps at the previous
-        iterate's end of step, with the fixed-h solver at the h already chosen.
+        Gap iterations: sequential QP on g(q_end) >= 0 with the fixed-h solver at the h
+        already chosen: the gaps are re-linearised at the previous iterate's end of step and,
+        with the QP solver, their curvature weighted by the previous impulses enters the
+        objective (plain Gauss-Newton 2-cycles when large impulses meet strongly curved gaps).
+        The iterate with the least penetration is kept.
         """
         fixed_kind = self.solver
         first = sol
@@ -330,14 +333,20 @@ class Stepper:
             cand, cand_out = self._solve(fixed_kind, (bounds[1], bounds[1]), self.q)
             if self._check(cand, cand_out)[0]:
                 sol, out = cand, cand_out
+        last, last_out = sol, out
         for it in range(st.gap_iterations if self.cs.n_gap else 0):
             if out[7][0] >= -st.gap_tol:
                 break
-            cand, cand_out = self._solve(fixed_kind, (sol.h, sol.h), out[0])
-            if not self._check(cand, cand_out)[0]:
+            curvature = None
+            if fixed_kind == "qp":
+                C = self.program.gap_curvature(self.q, last.h, last_out[0], last.P_g)[0]
+                curvature = (_psd_part(C), last.y)
+            last, last_out = self._solve(fixed_kind, (sol.h, sol.h), last_out[0], curvature)
+            if not self._check(last, last_out)[0]:
                 break
-            cand.gap_iterations = it + 1
-            sol, out = cand, cand_out
+            last.gap_iterations = it + 1
+            if last_out[7][0] > out[7][0]:
+                sol, out = last, last_out
         if sol is not first:
             sol.solver, sol.iterations = first.solver, first.iterations
             sol.status = first.status + (" (polished)" if sol.h != first.h else "")
@@ -373,14 +382,14 @@ class Stepper:
             lo, hi = (lo, mid) if closes(mid) else (mid, hi)
         return lo
 
-    def _solve(self, kind, bounds, q_lin):
+    def _solve(self, kind, bounds, q_lin, curvature=None):
         """One solve of the step program; returns (StepSolution, finish outputs)."""
         q, v, t = self.q, self.v, self.t
         form = self.settings.form
         if kind == "direct":
             return self.program.solve_direct(q, v, t, bounds[1])
         if kind == "qp":
-            return self.program.solve_qp(q, v, t, bounds[1], q_lin, self._lam_qp)
+            return self.program.solve_qp(q, v, t, bounds[1], q_lin, self._lam_qp, curvature)
         if kind == "nlp":
             key = (form, True)
             sol, self._warm[key] = self.program.solve_nlp(form, q, v, t, bounds, self.h_max,
@@ -432,6 +441,13 @@ class Stepper:
                         float(eom[0]), float(viol[0]), float(norm_err[0]), float(min_gap[0]),
                         float(comp[0]), retries, proj_change, sol.gap_iterations, changed,
                         mu, lam, gaps)
+
+
+def _psd_part(C):
+    """The positive semidefinite part of symmetric C (negative eigenvalues set to 0)."""
+    C = 0.5 * (C + C.T)
+    w, V = np.linalg.eigh(C)
+    return (V * np.maximum(w, 0.0)) @ V.T
 
 
 def _as_dict(settings):
