@@ -78,12 +78,13 @@ class StepperSettings:
     point otherwise stops ~1e-7..1e-5 short of the bound (barrier offset mu / tie-break)."""
     polish_tol: float = 1e-4
     """Relative distance from the h bound within which an "nlp" step is polished."""
-    gap_iterations: int = 5
-    """Gauss-Newton iterations on the nonlinear end-of-step gaps (0: the seed's linearised
+    gap_iterations: int = 12
+    """Sequential-QP iterations on the nonlinear end-of-step gaps (0: the seed's linearised
     gaps only). Each re-solves the fixed-h program with the gaps linearised at the previous
     iterate; the linearisation otherwise leaves a penetration ~ h^2 |v_t|^2 / clearance."""
     gap_tol: float = 1e-10
-    """Penetration (m) below which no further gap iteration is made."""
+    """The gap iterations stop once the penetration plus the last iterate's change of the
+    end-of-step position (m, largest component of h dv) is below this."""
     max_penetration: float | None = None
     """Largest penetration (m) accepted after the gap iterations; a step beyond it is retried
     with a smaller h. None: 1% of the smallest clearance in the system."""
@@ -205,6 +206,7 @@ class Stepper:
         self.q, self.v, self.initial_projection = self._consistent_start(normalise(q, cs.n_bodies), v)
         self._warm = {}
         self._lam_qp = None
+        self._contact_force = None
         self.gaps = np.asarray(cs.gap(self.q)).ravel()
         self._active = np.zeros(cs.n_gap, dtype=bool)
         self._projector = None
@@ -299,7 +301,7 @@ class Stepper:
         reasons = []
         for retry, (kind, bounds) in enumerate(self._attempts(h_min, h_max)):
             try:
-                sol, out = self._solve(kind, bounds, self.q)
+                sol, out = self._solve(kind, bounds, self.q, self._first_curvature(kind, bounds[1]))
                 ok, why = self._check(sol, out)
                 if ok:
                     sol, out = self._refine(kind, bounds, sol, out)
@@ -315,6 +317,15 @@ class Stepper:
         raise StepFailure(f"step at t = {self.t:.9g} failed after {len(reasons)} attempts: "
                           + "; ".join(reasons[-3:]))
 
+    def _first_curvature(self, kind, h):
+        """Gap curvature for the first QP of a step, weighted by the previous step's contact
+        forces (a contact that persists has similar impulses), expanded about y = 0 (the
+        start of the step, where the first solve linearises the gaps)."""
+        if kind != "qp" or self._contact_force is None or not self._contact_force.any():
+            return None
+        C = self.program.gap_curvature(self.q, h, self.q, self._contact_force * h)[0]
+        return _psd_part(C), np.zeros(self.cs.nv)
+
     def _refine(self, kind, bounds, sol, out):
         """Polish an "nlp" step onto its h bound, then enforce the nonlinear end-of-step gaps.
 
@@ -324,7 +335,9 @@ class Stepper:
         already chosen: the gaps are re-linearised at the previous iterate's end of step and,
         with the QP solver, their curvature weighted by the previous impulses enters the
         objective (plain Gauss-Newton 2-cycles when large impulses meet strongly curved gaps).
-        The iterate with the least penetration is kept.
+        An iterate's error is its penetration plus the displacement h L^-T C (y - y_lin) that
+        the curvature term still adds (zero once the iterations have converged); the iterate
+        with the least error is kept, and iterations stop when it is below ``gap_tol``.
         """
         fixed_kind = self.solver
         first = sol
@@ -334,19 +347,23 @@ class Stepper:
             if self._check(cand, cand_out)[0]:
                 sol, out = cand, cand_out
         last, last_out = sol, out
+        error = max(-out[7][0], 0.0)
         for it in range(st.gap_iterations if self.cs.n_gap else 0):
-            if out[7][0] >= -st.gap_tol:
+            if error <= st.gap_tol:
                 break
-            curvature = None
+            curvature, drift = None, 0.0
             if fixed_kind == "qp":
-                C = self.program.gap_curvature(self.q, last.h, last_out[0], last.P_g)[0]
-                curvature = (_psd_part(C), last.y)
+                C = _psd_part(self.program.gap_curvature(self.q, last.h, last_out[0], last.P_g)[0])
+                curvature = (C, last.y)
             last, last_out = self._solve(fixed_kind, (sol.h, sol.h), last_out[0], curvature)
             if not self._check(last, last_out)[0]:
                 break
             last.gap_iterations = it + 1
-            if last_out[7][0] > out[7][0]:
-                sol, out = last, last_out
+            if curvature is not None:
+                drift = last.h * np.abs(self.program.Linv_T @ (last.y - curvature[1])).max()
+            last_error = max(-last_out[7][0], 0.0) + drift
+            if last_error < error:
+                sol, out, error = last, last_out, last_error
         if sol is not first:
             sol.solver, sol.iterations = first.solver, first.iterations
             sol.status = first.status + (" (polished)" if sol.h != first.h else "")
@@ -434,6 +451,7 @@ class Stepper:
             min_gap = np.array([gaps.min() if gaps.size else np.inf])
         if sol.solver not in ("direct",) and self.cs.n_gap + self.cs.n_eq:
             self._lam_qp = -np.r_[sol.P_eq, sol.P_g]
+        self._contact_force = lam
         active = lam > 1e-8 * self._force_scale
         changed = bool(np.any(active != self._active))
         self.q, self.v, self.t, self.gaps, self._active = q1, v1, t1, gaps, active
