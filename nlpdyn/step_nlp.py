@@ -140,7 +140,6 @@ class StepProgram:
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
              "min_gap", "gap", "complementarity", "check"]))
         self._qp = None
-        self._no_curvature = (np.zeros((nv, nv)), np.zeros(nv))
         self._direct = None
         self._nlp = {}
 
@@ -197,15 +196,13 @@ class StepProgram:
     def solve_qp(self, q0, v0, t0, h, q_lin, warm=None, curvature=None):
         """Fixed h: prepare the rows, solve the QP with a conic plugin, finish: one call.
 
-        ``curvature`` = (C, y_lin) adds (y - y_lin)^T C (y - y_lin) / 2 to the objective: the
-        gap curvature of a sequential-QP iteration (C from ``gap_curvature``, made positive
-        semidefinite). Returns (StepSolution, finish outputs)."""
+        ``curvature`` = (P_g, y_lin) adds (y - y_lin)^T C (y - y_lin) / 2 to the objective,
+        C = ``gap_curvature``(q0, h, q_lin, P_g): the gaps' curvature weighted by the impulses
+        P_g, for sequential-QP iterations about y_lin. Returns (StepSolution, finish outputs).
+        """
         lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
-        if curvature is None:
-            C, y_lin = self._no_curvature
-        else:
-            C, y_lin = curvature
-        args = (q0, v0, t0, h, q_lin, lam0, C, y_lin)
+        P_curv, y_lin = (np.zeros(self.n_gap), np.zeros(self.nv)) if curvature is None else curvature
+        args = (q0, v0, t0, h, q_lin, lam0, P_curv, y_lin)
         if self._qp is None:
             with silenced_stdout():     # qpOASES prints its banner when it allocates memory
                 self._qp = self._build_qp(self.settings.qp_solver)
@@ -226,16 +223,18 @@ class StepProgram:
         self.build_count += 1
         Q0, V0, QL = ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", nv), ca.MX.sym("q_lin", cs.nq)
         T0, H, LAM = ca.MX.sym("t0"), ca.MX.sym("h"), ca.MX.sym("lam0", ne + ng)
-        C_IN, Y_LIN = ca.MX.sym("C", nv, nv), ca.MX.sym("y_lin", nv)
-        C = C_IN if ng else ca.MX.zeros(nv, nv)     # no gaps: no curvature, same signature
+        P_CURV, Y_LIN = ca.MX.sym("P_curv", ng), ca.MX.sym("y_lin", nv)
+        # I + C stays positive definite: C's only indefinite part is the impulses times the
+        # gaps' curvature through the rotations, small against the mass-scaled identity
+        C = self.gap_curvature.function(Q0, H, QL, P_CURV) if ng else ca.MX.zeros(nv, nv)
         A, c, A_g, c_g, y_free = self.prepare.function(Q0, V0, T0, H, QL)
         sol = qp(h=ca.MX.eye(nv) + C, g=-y_free - C @ Y_LIN, a=ca.vertcat(A, A_g), lam_a0=LAM,
                  x0=y_free, lba=ca.vertcat(-c, -c_g), uba=ca.vertcat(-c, ca.DM.inf(ng)))
         y, lam = sol["x"], sol["lam_a"]
         out = self.finish.function(Q0, T0, H, y, -lam[:ne], -lam[ne:], A, c, A_g, c_g, y_free,
                                    C @ (y - Y_LIN))
-        fn = ca.Function("step_qp", [Q0, V0, T0, H, QL, LAM, C_IN, Y_LIN], [y, lam, *out],
-                         ["q0", "v0", "t0", "h", "q_lin", "lam0", "C", "y_lin"],
+        fn = ca.Function("step_qp", [Q0, V0, T0, H, QL, LAM, P_CURV, Y_LIN], [y, lam, *out],
+                         ["q0", "v0", "t0", "h", "q_lin", "lam0", "P_curv", "y_lin"],
                          ["y", "lam_a", *self.finish.names_out])
         return FastFunction(fn)
 

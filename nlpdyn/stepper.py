@@ -323,8 +323,7 @@ class Stepper:
         start of the step, where the first solve linearises the gaps)."""
         if kind != "qp" or self._contact_force is None or not self._contact_force.any():
             return None
-        C = self.program.gap_curvature(self.q, h, self.q, self._contact_force * h)[0]
-        return _psd_part(C), np.zeros(self.cs.nv)
+        return self._contact_force * h, np.zeros(self.cs.nv)
 
     def _refine(self, kind, bounds, sol, out):
         """Polish an "nlp" step onto its h bound, then enforce the nonlinear end-of-step gaps.
@@ -335,9 +334,9 @@ class Stepper:
         already chosen: the gaps are re-linearised at the previous iterate's end of step and,
         with the QP solver, their curvature weighted by the previous impulses enters the
         objective (plain Gauss-Newton 2-cycles when large impulses meet strongly curved gaps).
-        An iterate's error is its penetration plus the displacement h L^-T C (y - y_lin) that
-        the curvature term still adds (zero once the iterations have converged); the iterate
-        with the least error is kept, and iterations stop when it is below ``gap_tol``.
+        An iterate's error is its penetration plus how far its end-of-step position moved
+        from the previous iterate's (zero once converged); the iterate with the least error
+        is kept, and iterations stop when it is below ``gap_tol``.
         """
         fixed_kind = self.solver
         first = sol
@@ -351,16 +350,13 @@ class Stepper:
         for it in range(st.gap_iterations if self.cs.n_gap else 0):
             if error <= st.gap_tol:
                 break
-            curvature, drift = None, 0.0
-            if fixed_kind == "qp":
-                C = _psd_part(self.program.gap_curvature(self.q, last.h, last_out[0], last.P_g)[0])
-                curvature = (C, last.y)
+            curvature = (last.P_g, last.y) if fixed_kind == "qp" else None
+            y_prev = last.y
             last, last_out = self._solve(fixed_kind, (sol.h, sol.h), last_out[0], curvature)
             if not self._check(last, last_out)[0]:
                 break
             last.gap_iterations = it + 1
-            if curvature is not None:
-                drift = last.h * np.abs(self.program.Linv_T @ (last.y - curvature[1])).max()
+            drift = last.h * np.abs(self.program.Linv_T @ (last.y - y_prev)).max()
             last_error = max(-last_out[7][0], 0.0) + drift
             if last_error < error:
                 sol, out, error = last, last_out, last_error
@@ -459,13 +455,6 @@ class Stepper:
                         float(eom[0]), float(viol[0]), float(norm_err[0]), float(min_gap[0]),
                         float(comp[0]), retries, proj_change, sol.gap_iterations, changed,
                         mu, lam, gaps)
-
-
-def _psd_part(C):
-    """The positive semidefinite part of symmetric C (negative eigenvalues set to 0)."""
-    C = 0.5 * (C + C.T)
-    w, V = np.linalg.eigh(C)
-    return (V * np.maximum(w, 0.0)) @ V.T
 
 
 def _as_dict(settings):
