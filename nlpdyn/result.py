@@ -24,7 +24,7 @@ class StepStats:
     complementarity         max |lambda_j * g_lin,j| (impulse x velocity units)
     retries : int array     attempts rejected before the accepted one
     projection_change       largest change made by the post-step projection (0 when off)
-    gap_iterations : int    Gauss-Newton iterations on the nonlinear end-of-step gaps
+    gap_iterations : int    sequential-QP iterations on the nonlinear end-of-step gaps
     contact_changed : bool  whether the set of gaps carrying force changed in the step
     """
 

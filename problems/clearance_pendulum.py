@@ -55,3 +55,48 @@ def impact_energy_closed_form(clearance=1e-4, mass=1.0, cm_x=0.5, bar_length=1.0
     clearance: m g c J / (J + m r^2) (angular momentum about the contact is conserved)."""
     J = mass * (3 * bar_radius**2 + bar_length**2) / 12
     return mass * gravity * clearance * J / (J + mass * cm_x**2)
+
+
+# Step settings of the ideal-vs-clearance comparison (CASES.md #4, seed 002 Figs. 31-37):
+# label, h (one value: fixed; bounds: the seed's variable-h NLP), extra simulate() options.
+COMPARISON_RUNS = [
+    ("fixed 2e-4", 2e-4, {}),
+    ("fixed 1e-3", 1e-3, {}),
+    ("nlp [2e-4, 1e-3]", (2e-4, 1e-3), {"step_control": "nlp"}),
+    ("nlp [1e-3, 2e-3]", (1e-3, 2e-3), {"step_control": "nlp"}),
+    ("adaptive [1e-3, 2e-3]", (1e-3, 2e-3), {"step_control": "adaptive"}),
+]
+
+
+def compare_ideal_and_clearance(t_end=10.0, runs=None, progress=False, **build_options):
+    """Run the pendulum with the ideal and the clearance joint for each step setting.
+
+    Returns {label: {"ideal": Result, "clearance": Result}} in the order of ``runs``
+    (default ``COMPARISON_RUNS``).
+    """
+    import nlpdyn as nd
+    out = {}
+    for label, h, options in runs or COMPARISON_RUNS:
+        out[label] = {joint: nd.simulate(build(ideal=(joint == "ideal"), **build_options),
+                                         t_end=t_end, h=h, progress=progress, **options)
+                      for joint in ("ideal", "clearance")}
+    return out
+
+
+def comparison_table(results) -> str:
+    """Seed 002 Fig. 37 as text: per run and joint, steps, solver work (IPOPT iterations in
+    the nlp mode, QP solves otherwise), wall time, energy change, largest constraint
+    violation (ideal) or penetration (clearance)."""
+    lines = [f"{'run':<22} {'joint':<10} {'steps':>6} {'IPOPT it':>9} {'QP solves':>9} "
+             f"{'wall s':>7} {'dE J':>8} {'violation m':>11}"]
+    for label, pair in results.items():
+        for joint, res in pair.items():
+            st = res.stats
+            ipopt = int(np.maximum(st.iterations, 0).sum())
+            qps = int(st.gap_iterations.sum() + (st.iterations <= 0).sum())  # direct: 0, QP: -1
+            violation = (st.constraint_violation.max() if joint == "ideal"
+                         else max(-res.gap("pin").min(), 0.0))
+            lines.append(f"{label:<22} {joint:<10} {len(st.wall_time):6d} {ipopt:9d} {qps:9d} "
+                         f"{st.wall_time.sum():7.2f} {res.energy[-1] - res.energy[0]:8.4f} "
+                         f"{violation:11.2e}")
+    return "\n".join(lines)
