@@ -435,7 +435,8 @@ class Stepper:
             if self.cs.n_gap:
                 if self._projector is None:
                     self._projector = GapProjector(self.cs, "qpoases", _QP_OPTIONS["qpoases"])
-                q_proj, _, _, _ = self._projector.project(q1, t1, tol=self.settings.projection_tol)
+                q_proj, _, _, _ = self._projector.project(q1, t1, tol=self.settings.projection_tol,
+                                                                max_iter=50)
                 viol_after = np.abs(np.asarray(self.cs.phi(q_proj, t1)).ravel()).max(initial=0.0)
             else:
                 q_proj, _, viol_after, _ = project_positions(self.cs, q1, t1,
