@@ -40,6 +40,8 @@ class FastFunction:
         """Evaluate; returns fresh copies of the outputs (matrices reshaped column-major)."""
         for dst, src in zip(self._in, args):
             dst[:] = np.ravel(src, order="F") if np.ndim(src) > 1 else src
+        for a in self._out:     # a call that fails inside (a QP plugin) must not leave stale values
+            a.fill(np.nan)
         self._eval()
         out = []
         for a, (r, c) in zip(self._out, self._shapes):

@@ -82,12 +82,17 @@ class Result:
     message : str        why the run stopped
     stats : StepStats    per-step record
     initial_projection : dict   how much the initial conditions were changed (empty if not)
+    force_elements : dict  name -> body names of every force element (gravity included)
+    element_work, element_potential : dict  name -> ndarray (n_points,): work done by the
+        element on the bodies since t[0], and its stored energy (0 without a potential);
+        see :meth:`dissipated`
     """
 
     def __init__(self, t, q, v, h, energy, kinetic_energy, potential_energy, stats, mu, lam,
                  gaps, body_names, constraint_rows, gap_rows, wrenches, success, status,
                  message, initial_projection=None, info=None, contact_points=None,
-                 contact_vectors=None):
+                 contact_vectors=None, force_elements=None, element_work=None,
+                 element_potential=None):
         self.t, self.q, self.v, self.h = t, q, v, h
         self.energy, self.kinetic_energy, self.potential_energy = energy, kinetic_energy, potential_energy
         self.stats, self.mu, self.lam, self.gaps = stats, mu, lam, gaps
@@ -100,6 +105,9 @@ class Result:
         self.info = info or {}
         self.contact_points = contact_points or {}    # name -> (n_points, n_gaps, 3)
         self.contact_vectors = contact_vectors or {}  # name -> (n_steps, n_gaps, 3)
+        self.force_elements = dict(force_elements or {})
+        self.element_work = element_work or {}
+        self.element_potential = element_potential or {}
 
     # ------------------------------------------------------------------ lookups
     def _body(self, name):
@@ -149,8 +157,39 @@ class Result:
             return self.constraint_rows[name]
         if name in self.gap_rows:
             return self.gap_rows[name]
-        raise KeyError(f"no constraint named {name!r}; constraints: "
-                       f"{list(self.constraint_rows) + list(self.gap_rows)}")
+        if name in self.force_elements:
+            return 0, 0, self.force_elements[name]
+        raise KeyError(f"no element named {name!r}; elements: "
+                       f"{list(self.constraint_rows) + list(self.gap_rows) + list(self.force_elements)}")
+
+    def _force_element(self, name):
+        if name not in self.force_elements:
+            raise KeyError(f"no force element named {name!r}; force elements: {list(self.force_elements)}")
+
+    def applied_force(self, name: str, body: str | None = None) -> np.ndarray:
+        """Force of force element ``name`` on ``body`` (default: its last body) as the step
+        used it (start of step when explicit, end when implicit), global, shape (n_steps, 3),
+        aligned with ``t[1:]``."""
+        self._force_element(name)
+        return self._wrench(name, body)[:, :3]
+
+    def applied_torque(self, name: str, body: str | None = None) -> np.ndarray:
+        """Moment of force element ``name`` on ``body`` about its centre of mass, global,
+        shape (n_steps, 3)."""
+        self._force_element(name)
+        return self._wrench(name, body)[:, 3:]
+
+    def dissipated(self, name: str | None = None) -> np.ndarray:
+        """Energy taken out of the system by force element ``name`` since t[0] (J), shape
+        (n_points,): -(work done + change of stored energy). Zero for a conservative law up to
+        the time discretisation; None: the sum over all force elements."""
+        names = list(self.force_elements) if name is None else [name]
+        total = np.zeros(len(self.t))
+        for n in names:
+            self._force_element(n)
+            pot = self.element_potential[n]
+            total -= self.element_work[n] + pot - pot[0]
+        return total
 
     def _gap_rows(self, name):
         if name not in self.gap_rows:
@@ -212,7 +251,11 @@ class Result:
         for name in self.contact_points:
             arrays["cpoint__" + name] = self.contact_points[name]
             arrays["cforce__" + name] = self.contact_vectors[name]
+        for name in self.element_work:
+            arrays["ework__" + name] = self.element_work[name]
+            arrays["epot__" + name] = self.element_potential[name]
         meta = {"body_names": self.body_names, "constraint_rows": self.constraint_rows,
+                "force_elements": self.force_elements,
                 "gap_rows": self.gap_rows, "success": self.success, "status": self.status,
                 "message": self.message, "initial_projection": self.initial_projection,
                 "info": self.info}
@@ -226,13 +269,16 @@ class Result:
             wrenches = {k[len("wrench__"):]: data[k] for k in data.files if k.startswith("wrench__")}
             points = {k[len("cpoint__"):]: data[k] for k in data.files if k.startswith("cpoint__")}
             vectors = {k[len("cforce__"):]: data[k] for k in data.files if k.startswith("cforce__")}
+            work = {k[len("ework__"):]: data[k] for k in data.files if k.startswith("ework__")}
+            pot = {k[len("epot__"):]: data[k] for k in data.files if k.startswith("epot__")}
             rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["constraint_rows"].items()}
             gap_rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["gap_rows"].items()}
             return cls(data["t"], data["q"], data["v"], data["h"], data["energy"],
                        data["kinetic_energy"], data["potential_energy"], stats, data["mu"],
                        data["lam"], data["gaps"], meta["body_names"], rows, gap_rows, wrenches,
                        meta["success"], meta["status"], meta["message"],
-                       meta["initial_projection"], meta["info"], points, vectors)
+                       meta["initial_projection"], meta["info"], points, vectors,
+                       meta.get("force_elements", {}), work, pot)
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:

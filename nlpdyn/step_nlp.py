@@ -66,12 +66,17 @@ class StepProgram:
         q0, v0, q_lin = ca.SX.sym("q0", nq), ca.SX.sym("v0", nv), ca.SX.sym("q_lin", nq)
         t0, h = ca.SX.sym("t0"), ca.SX.sym("h")
         y = ca.SX.sym("y", nv)
+        z = ca.SX.sym("z", cs.n_history)
         L = cs.L
         self.Linv_T = np.linalg.inv(L).T
+        Linv = ca.DM(np.linalg.solve(L, np.eye(nv)))     # L^T M^-1 = L^-1
         v = ca.DM(self.Linv_T) @ y
-        F0 = cs.forces(t0, q0, v0)
-        y_free = ca.DM(L.T) @ v0 + h * ca.DM(np.linalg.solve(L, np.eye(nv))) @ F0  # L^T M^-1 = L^-1
+        F0 = cs.forces_explicit(t0, q0, v0, z)
+        y_free = ca.DM(L.T) @ v0 + h * Linv @ F0
         qdot = self._qdot(q0, v, h)
+        # Implicit force elements, evaluated at the end of the step: b(y) = h L^-1 F_imp(y)
+        self.has_implicit = bool(cs.implicit_elements)
+        b_imp = h * Linv @ cs.forces_implicit(t0 + h, q0 + h * qdot, v, z)
         rows_eq = cs.phi(q0, t0) / h + cs.phi_q(q0, t0) @ qdot + cs.phi_t(q0, t0)
         # gaps linearised at q_lin (q0 for the seed's scheme; the previous iterate's end of
         # step when the stepper refines them towards the nonlinear end-of-step gap)
@@ -82,15 +87,29 @@ class StepProgram:
         rows_g = (cs.gap(q_lin) - held) / h + cs.gap_q(q_lin) @ (qdot - (q_lin - q0) / h)
         A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
         A_g = ca.jacobian(rows_g, y)
-        self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free,
-                         rows_eq=rows_eq, rows_g=rows_g, A_eq=A_eq, A_g=A_g)
+        self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, z=z,
+                         rows_eq=rows_eq, rows_g=rows_g, A_eq=A_eq, A_g=A_g, b_imp=b_imp)
 
         c_eq = ca.substitute(rows_eq, y, ca.DM.zeros(nv))
         c_g = ca.substitute(rows_g, y, ca.DM.zeros(nv))
         self.prepare = FastFunction(ca.Function(
-            "step_prepare", [q0, v0, t0, h, q_lin],
+            "step_prepare", [q0, v0, t0, h, q_lin, z],
             [ca.densify(A_eq), c_eq, ca.densify(A_g), c_g, y_free],
-            ["q0", "v0", "t0", "h", "q_lin"], ["A_eq", "c_eq", "A_g", "c_g", "y_free"]))
+            ["q0", "v0", "t0", "h", "q_lin", "z"], ["A_eq", "c_eq", "A_g", "c_g", "y_free"]))
+
+        # Implicit elements in the fixed-h QP, Newton-linearised about an iterate y_imp:
+        # b(y) ~ b(y_imp) - J (y - y_imp), J = -db/dy. The QP takes the positive semidefinite
+        # part of J's symmetric part into its Hessian (``implicit_linearisation``) and lags the
+        # rest, so the iterations converge to the exact implicit step y - y_free - b(y) = A^T P
+        # (the stepper iterates until the EOM residual is met).
+        self.implicit_terms = None
+        if self.has_implicit:
+            y_imp = ca.SX.sym("y_imp", nv)
+            b_at = ca.substitute(b_imp, y, y_imp)
+            J = -ca.jacobian(b_at, y_imp)
+            self.implicit_terms = FastFunction(ca.Function(
+                "implicit_terms", [q0, t0, h, y_imp, z], [b_at, ca.densify(0.5 * (J + J.T))],
+                ["q0", "t0", "h", "y_imp", "z"], ["b", "J_s"]))
 
         # Curvature of the gaps for the stepper's iterations (sequential QP): the Hessian in y
         # of -P.g(q1(y))/h at q_lin, with q1 = q0 + h qdot(y) affine in y. Without it the
@@ -107,10 +126,10 @@ class StepProgram:
 
         # True gaps at the end of a free step (no contact forces): the adaptive scheme's
         # contact prediction.
-        v_free = ca.DM(self.Linv_T) @ y_free
+        v_free = v0 + h * ca.DM(np.linalg.inv(cs.M)) @ cs.forces(t0, q0, v0, z)
         self.free_gap = FastFunction(ca.Function(
-            "free_gap", [q0, v0, t0, h], [cs.gap(q0 + h * self._qdot(q0, v_free, h))],
-            ["q0", "v0", "t0", "h"], ["gap"]))
+            "free_gap", [q0, v0, t0, h, z], [cs.gap(q0 + h * self._qdot(q0, v_free, h))],
+            ["q0", "v0", "t0", "h", "z"], ["gap"]))
 
         # Finish: end-of-step state and the checks the stepper makes on every step, from the
         # linear rows prepared for this step (rows = A y + c).
@@ -122,7 +141,7 @@ class StepProgram:
         t1 = t0 + h
         rows_eq1 = A_eq_in @ y + c_eq_in
         rows_g1 = A_g_in @ y + c_g_in
-        eom = ca.DM(L) @ (y - y_free_in + shift - A_eq_in.T @ P_eq - A_g_in.T @ P_g) / h  # M vdot - F - Pi^T mu
+        eom = ca.DM(L) @ (y - y_free_in - b_imp + shift - A_eq_in.T @ P_eq - A_g_in.T @ P_g) / h
         norms = ca.vertcat(*[ca.norm_2(q1[7 * k + 3:7 * k + 7]) - 1 for k in range(cs.n_bodies)])
         gap1 = cs.gap(q1)
         # Relative residuals for the stepper's acceptance test (NaN-safe: NaN fails "<"):
@@ -133,10 +152,10 @@ class StepProgram:
         check = ca.vertcat(_max_abs(rows_eq1) / v_scale, -ca.fmin(_min_or_inf(rows_g1), 0) / v_scale,
                            _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v))
         self.finish = FastFunction(ca.Function(
-            "step_finish", [q0, t0, h, y, P_eq, P_g, A_eq_in, c_eq_in, A_g_in, c_g_in, y_free_in, shift],
+            "step_finish", [q0, t0, h, y, P_eq, P_g, A_eq_in, c_eq_in, A_g_in, c_g_in, y_free_in, shift, z],
             [q1, v, P_eq / h, P_g / h, _max_abs(eom), _max_abs(cs.phi(q1, t1)), _max_abs(norms),
              _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), check],
-            ["q0", "t0", "h", "y", "P_eq", "P_g", "A_eq", "c_eq", "A_g", "c_g", "y_free", "shift"],
+            ["q0", "t0", "h", "y", "P_eq", "P_g", "A_eq", "c_eq", "A_g", "c_g", "y_free", "shift", "z"],
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
              "min_gap", "gap", "complementarity", "check"]))
         self._qp = None
@@ -156,7 +175,7 @@ class StepProgram:
         return ca.vertcat(*parts) if parts else ca.SX(0, 1)
 
     # ------------------------------------------------------------------ direct (closed form)
-    def solve_direct(self, q0, v0, t0, h):
+    def solve_direct(self, q0, v0, t0, h, z):
         """Fixed h, no gaps: minimise |y - y_free|^2 s.t. A y + c = 0 in one CasADi call.
 
         y = y_free - A^T z with W z = A y_free + c, W = A A^T, solved by iterated Tikhonov
@@ -166,14 +185,15 @@ class StepProgram:
         if self._direct is None:
             self._direct = self._build_direct()
             self.build_count += 1
-        y, P_eq, *out = self._direct(q0, v0, t0, h)
+        y, P_eq, *out = self._direct(q0, v0, t0, h, z)
         return StepSolution(h, y, P_eq, np.zeros(0), "direct", "solved", 0, True), out
 
     def _build_direct(self):
         cs = self.cs
         Q0, V0, T0, H = (ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", self.nv), ca.MX.sym("t0"),
                          ca.MX.sym("h"))
-        A, c, A_g, c_g, y_free = self.prepare.function(Q0, V0, T0, H, Q0)
+        Z = ca.MX.sym("z", cs.n_history)
+        A, c, A_g, c_g, y_free = self.prepare.function(Q0, V0, T0, H, Q0, Z)
         y, P = y_free, ca.MX.zeros(self.n_eq)
         if self.n_eq:
             W = A @ A.T
@@ -187,22 +207,39 @@ class StepProgram:
             y = y_free - A.T @ z
             P = -z
         out = self.finish.function(Q0, T0, H, y, P, ca.MX.zeros(0), A, c, A_g, c_g, y_free,
-                                   ca.MX.zeros(self.nv))
-        return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H], [y, P, *out],
-                                        ["q0", "v0", "t0", "h"],
+                                   ca.MX.zeros(self.nv), Z)
+        return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H, Z], [y, P, *out],
+                                        ["q0", "v0", "t0", "h", "z"],
                                         ["y", "P_eq", *self.finish.names_out]))
 
     # ------------------------------------------------------------------ QP plugin
-    def solve_qp(self, q0, v0, t0, h, q_lin, warm=None, curvature=None):
+    def implicit_linearisation(self, q0, t0, h, y_imp, z):
+        """(H_imp, b_lin) of the implicit elements about y_imp: H_imp the positive semidefinite
+        part of J_s (a compressed spring's geometric stiffness is indefinite and would make the
+        QP nonconvex), b_lin = b(y_imp) + H_imp y_imp."""
+        b, J_s = self.implicit_terms(q0, t0, h, y_imp, z)
+        lam, V = np.linalg.eigh(J_s)
+        H_imp = (V * np.maximum(lam, 0.0)) @ V.T
+        return H_imp, b + H_imp @ y_imp
+
+    def solve_qp(self, q0, v0, t0, h, q_lin, z, warm=None, curvature=None, y_imp=None):
         """Fixed h: prepare the rows, solve the QP with a conic plugin, finish: one call.
 
         ``curvature`` = (P_g, y_lin) adds (y - y_lin)^T C (y - y_lin) / 2 to the objective,
         C = ``gap_curvature``(q0, h, q_lin, P_g): the gaps' curvature weighted by the impulses
-        P_g, for sequential-QP iterations about y_lin. Returns (StepSolution, finish outputs).
+        P_g, for sequential-QP iterations about y_lin. ``y_imp``: where the implicit force
+        elements are linearised (default: the start velocity). Returns (StepSolution, finish
+        outputs).
         """
         lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
         P_curv, y_lin = (np.zeros(self.n_gap), np.zeros(self.nv)) if curvature is None else curvature
-        args = (q0, v0, t0, h, q_lin, lam0, P_curv, y_lin)
+        if self.has_implicit:
+            if y_imp is None:
+                y_imp = self.cs.L.T @ np.asarray(v0, dtype=float)
+            H_imp, b_lin = self.implicit_linearisation(q0, t0, h, y_imp, z)
+        else:
+            H_imp, b_lin = np.zeros((self.nv, self.nv)), np.zeros(self.nv)
+        args = (q0, v0, t0, h, q_lin, lam0, P_curv, y_lin, z, H_imp, b_lin)
         if self._qp is None:
             with silenced_stdout():     # qpOASES prints its banner when it allocates memory
                 self._qp = self._build_qp(self.settings.qp_solver)
@@ -218,35 +255,47 @@ class StepProgram:
         opts.update(_QP_OPTIONS.get(plugin, {}))
         opts.update(self.settings.qp_options or {})
         qp = ca.conic(f"step_qp_{plugin}", plugin,
-                      {"h": ca.Sparsity.dense(nv, nv) if ng else ca.Sparsity.diag(nv),
+                      {"h": ca.Sparsity.dense(nv, nv) if ng or self.has_implicit else ca.Sparsity.diag(nv),
                        "a": ca.Sparsity.dense(ne + ng, nv)}, opts)
         self.build_count += 1
         Q0, V0, QL = ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", nv), ca.MX.sym("q_lin", cs.nq)
         T0, H, LAM = ca.MX.sym("t0"), ca.MX.sym("h"), ca.MX.sym("lam0", ne + ng)
         P_CURV, Y_LIN = ca.MX.sym("P_curv", ng), ca.MX.sym("y_lin", nv)
+        Z, H_IMP, B_LIN = ca.MX.sym("z", cs.n_history), ca.MX.sym("H_imp", nv, nv), ca.MX.sym("b_lin", nv)
         # I + C stays positive definite: C's only indefinite part is the impulses times the
         # gaps' curvature through the rotations, small against the mass-scaled identity
         C = self.gap_curvature.function(Q0, H, QL, P_CURV) if ng else ca.MX.zeros(nv, nv)
-        A, c, A_g, c_g, y_free = self.prepare.function(Q0, V0, T0, H, QL)
-        sol = qp(h=ca.MX.eye(nv) + C, g=-y_free - C @ Y_LIN, a=ca.vertcat(A, A_g), lam_a0=LAM,
+        A, c, A_g, c_g, y_free = self.prepare.function(Q0, V0, T0, H, QL, Z)
+        H_qp, g_qp = ca.MX.eye(nv) + C, -y_free - C @ Y_LIN
+        if self.has_implicit:
+            H_qp, g_qp = H_qp + H_IMP, g_qp - B_LIN
+        sol = qp(h=H_qp, g=g_qp, a=ca.vertcat(A, A_g), lam_a0=LAM,
                  x0=y_free, lba=ca.vertcat(-c, -c_g), uba=ca.vertcat(-c, ca.DM.inf(ng)))
         y, lam = sol["x"], sol["lam_a"]
         out = self.finish.function(Q0, T0, H, y, -lam[:ne], -lam[ne:], A, c, A_g, c_g, y_free,
-                                   C @ (y - Y_LIN))
-        fn = ca.Function("step_qp", [Q0, V0, T0, H, QL, LAM, P_CURV, Y_LIN], [y, lam, *out],
-                         ["q0", "v0", "t0", "h", "q_lin", "lam0", "P_curv", "y_lin"],
+                                   C @ (y - Y_LIN), Z)
+        fn = ca.Function("step_qp", [Q0, V0, T0, H, QL, LAM, P_CURV, Y_LIN, Z, H_IMP, B_LIN],
+                         [y, lam, *out],
+                         ["q0", "v0", "t0", "h", "q_lin", "lam0", "P_curv", "y_lin", "z", "H_imp",
+                          "b_lin"],
                          ["y", "lam_a", *self.finish.names_out])
         return FastFunction(fn)
 
-    def finish_step(self, q0, v0, t0, h, q_lin, sol: StepSolution):
+    def finish_step(self, q0, v0, t0, h, q_lin, z, sol: StepSolution):
         """End-of-step state and checks for a solution found outside the fused calls."""
-        A, c, A_g, c_g, y_free = self.prepare(q0, v0, t0, h, q_lin)
+        A, c, A_g, c_g, y_free = self.prepare(q0, v0, t0, h, q_lin, z)
         return self.finish(q0, t0, h, sol.y, sol.P_eq, sol.P_g, A, c, A_g, c_g, y_free,
-                           np.zeros(self.nv))
+                           np.zeros(self.nv), z)
 
     # ------------------------------------------------------------------ NLPs (IPOPT)
     def nlp(self, form: str, variable_h: bool):
-        """The IPOPT program of ``form`` ("gauss" or "explicit"), built on first use."""
+        """The IPOPT program of ``form`` ("gauss" or "explicit"), built on first use.
+
+        With implicit force elements the Gauss objective has no closed form (a non-conservative
+        force is not the gradient of anything), so IPOPT solves the explicit form instead.
+        """
+        if self.has_implicit:
+            form = "explicit"
         key = (form, variable_h)
         if key not in self._nlp:
             self._nlp[key] = self._build_nlp(form, variable_h)
@@ -270,6 +319,7 @@ class StepProgram:
             tie = 0
         sub = lambda e: ca.substitute(e, s["h"], h_expr)  # noqa: E731
         y_free, rows_eq, rows_g = sub(s["y_free"]), sub(s["rows_eq"]), sub(s["rows_g"])
+        b_imp = sub(s["b_imp"])
         f = 0.5 * weight * ca.sumsqr(y - y_free) - tie
         if form == "gauss":
             x = ca.vertcat(y, sigma)
@@ -280,7 +330,7 @@ class StepProgram:
         elif form == "explicit":
             P_eq, P_g = ca.SX.sym("P_eq", ne), ca.SX.sym("P_g", ng)
             x = ca.vertcat(y, P_eq, P_g, sigma)
-            eom = y - y_free - s["A_eq"].T @ P_eq - s["A_g"].T @ P_g
+            eom = y - y_free - b_imp - s["A_eq"].T @ P_eq - s["A_g"].T @ P_g
             comp = P_g * rows_g
             g = ca.vertcat(eom, rows_eq, rows_g, comp)
             eps = self.settings.complementarity_eps
@@ -289,7 +339,7 @@ class StepProgram:
             n_pe, n_pg = ne, ng
         else:
             raise ValueError(f"unknown form {form!r}; use 'gauss' or 'explicit'")
-        p = ca.vertcat(q0, v0, t0, h_ref, s["q_lin"])
+        p = ca.vertcat(q0, v0, t0, h_ref, s["q_lin"], s["z"])
         opts = {"print_time": False, "error_on_fail": False,
                 "ipopt": {"print_level": 0, "sb": "yes", "tol": self.settings.nlp_tol,
                           "max_iter": self.settings.nlp_max_iter,
@@ -305,7 +355,7 @@ class StepProgram:
                           # small KKT systems (benchmarks/bench_steps.py)
                           "mumps_pivot_order": 0,
                           "warm_start_bound_push": 1e-9, "warm_start_mult_bound_push": 1e-9}}
-        if not variable_h:
+        if not variable_h and not self.has_implicit:
             opts["ipopt"].update({"hessian_constant": "yes", "jac_c_constant": "yes",
                                   "jac_d_constant": "yes"})
         for k, val in (self.settings.nlp_options or {}).items():
@@ -314,12 +364,12 @@ class StepProgram:
                            {"x": x, "p": p, "f": f, "g": g}, opts)
         return _NLP(solver, nv, n_pe, n_pg, ne, ng, variable_h, form, lbg, ubg)
 
-    def solve_nlp(self, form, q0, v0, t0, h_bounds, h_ref, variable_h, q_lin,
+    def solve_nlp(self, form, q0, v0, t0, h_bounds, h_ref, variable_h, q_lin, z,
                   warm=None) -> tuple[StepSolution, dict]:
         """Solve with IPOPT. ``h_bounds`` = (h_lo, h_hi); with ``variable_h`` h = sigma h_ref is
         a variable in those bounds, else h = h_hi."""
-        guess = None if warm is not None else self.prepare(q0, v0, t0, h_bounds[1], q_lin)[4]
-        return self.nlp(form, variable_h).solve(q0, v0, t0, *h_bounds, h_ref, q_lin, warm, guess)
+        guess = None if warm is not None else self.prepare(q0, v0, t0, h_bounds[1], q_lin, z)[4]
+        return self.nlp(form, variable_h).solve(q0, v0, t0, *h_bounds, h_ref, q_lin, z, warm, guess)
 
 
 class _NLP:
@@ -331,7 +381,7 @@ class _NLP:
         self.lbg, self.ubg = lbg, ubg
         self.nx = nv + n_pe + n_pg + (1 if variable_h else 0)
 
-    def solve(self, q0, v0, t0, h_lo, h_hi, h_ref, q_lin, warm, guess=None):
+    def solve(self, q0, v0, t0, h_lo, h_hi, h_ref, q_lin, z, warm, guess=None):
         lbx = np.full(self.nx, -np.inf)
         ubx = np.full(self.nx, np.inf)
         if self.n_pg:
@@ -340,7 +390,7 @@ class _NLP:
             lbx[-1], ubx[-1] = h_lo / h_ref, h_hi / h_ref
         else:
             h_ref = h_hi
-        args = {"p": np.r_[q0, v0, t0, h_ref, q_lin], "lbx": lbx, "ubx": ubx,
+        args = {"p": np.r_[q0, v0, t0, h_ref, q_lin, z], "lbx": lbx, "ubx": ubx,
                 "lbg": self.lbg, "ubg": self.ubg}
         if warm is not None:
             args.update(x0=warm["x"], lam_g0=warm["lam_g"], lam_x0=warm["lam_x"])

@@ -85,6 +85,11 @@ class StepperSettings:
     gap_tol: float = 1e-10
     """The gap iterations stop once the penetration plus the last iterate's change of the
     end-of-step position (m, largest component of h dv) is below this."""
+    implicit_iterations: int = 30
+    """Newton iterations on the implicit force elements per fixed-h solve (each one QP)."""
+    implicit_tol: float = 1e-10
+    """The implicit iterations stop once the relative EOM residual with the forces at the
+    end of the step is below this."""
     max_penetration: float | None = None
     """Largest penetration (m) accepted after the gap iterations; a step beyond it is retried
     with a smaller h. None: 1% of the smallest clearance in the system."""
@@ -196,16 +201,24 @@ class Stepper:
             self.solver = settings.solver
         else:
             self.solver = "direct" if cs.n_gap == 0 else "qp"
+        if settings.solver is None and cs.implicit_elements:
+            self.solver = "qp"
         if self.solver == "direct" and cs.n_gap:
             raise ModelError(["solver 'direct' handles ideal joints only; this system has gaps "
                               f"({[r.name for r in cs.gap_rows]}): use 'qp' or 'ipopt'"])
+        if self.solver == "direct" and cs.implicit_elements:
+            raise ModelError(["solver 'direct' evaluates forces at the start of the step only; "
+                              f"implicit force elements {cs.implicit_elements}: use 'qp' or "
+                              "'ipopt', or set their evaluation to 'explicit'"])
         if settings.form == "explicit" and self.solver != "ipopt" and control != "nlp":
             self.solver = "ipopt"   # the explicit form is an NLP
         self.t = float(t0)
         q, v = cs.initial_state()
         self.q, self.v, self.initial_projection = self._consistent_start(normalise(q, cs.n_bodies), v)
+        self.z = cs.initial_history()
         self._warm = {}
         self._lam_qp = None
+        self._dv, self._dv_h = None, None
         self._contact_force = None
         self.gaps = np.asarray(cs.gap(self.q)).ravel()
         self._active = np.zeros(cs.n_gap, dtype=bool)
@@ -383,7 +396,7 @@ class Stepper:
         open_ = self.gaps > self._max_penetration
 
         def closes(h):
-            return bool(np.any(self.program.free_gap(self.q, self.v, self.t, h)[0][open_] < 0))
+            return bool(np.any(self.program.free_gap(self.q, self.v, self.t, h, self.z)[0][open_] < 0))
 
         if not open_.any() or not closes(h_max):
             return h_max
@@ -397,21 +410,44 @@ class Stepper:
 
     def _solve(self, kind, bounds, q_lin, curvature=None):
         """One solve of the step program; returns (StepSolution, finish outputs)."""
-        q, v, t = self.q, self.v, self.t
+        q, v, t, z = self.q, self.v, self.t, self.z
         form = self.settings.form
         if kind == "direct":
-            return self.program.solve_direct(q, v, t, bounds[1])
+            return self.program.solve_direct(q, v, t, bounds[1], z)
         if kind == "qp":
-            return self.program.solve_qp(q, v, t, bounds[1], q_lin, self._lam_qp, curvature)
+            return self._solve_qp(bounds[1], q_lin, curvature)
         if kind == "nlp":
             key = (form, True)
             sol, self._warm[key] = self.program.solve_nlp(form, q, v, t, bounds, self.h_max,
-                                                          True, q_lin, self._warm.get(key))
+                                                          True, q_lin, z, self._warm.get(key))
         else:   # IPOPT on a fixed step (primary for solver="ipopt", else the fallback)
             key = (form if self.solver == "ipopt" else "gauss", False)
             sol, self._warm[key] = self.program.solve_nlp(key[0], q, v, t, (bounds[1], bounds[1]),
-                                                          bounds[1], False, q_lin, self._warm.get(key))
-        return sol, self.program.finish_step(q, v, t, sol.h, q_lin, sol)
+                                                          bounds[1], False, q_lin, z, self._warm.get(key))
+        return sol, self.program.finish_step(q, v, t, sol.h, q_lin, z, sol)
+
+    def _solve_qp(self, h, q_lin, curvature):
+        """The fixed-h QP; with implicit force elements, Newton iterations (one QP each, forces
+        linearised at the previous iterate) until the EOM holds with the end-of-step forces."""
+        st = self.settings
+        y_imp = self._y_guess(h)
+        sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z, self._lam_qp,
+                                         curvature, y_imp)
+        if not self.program.has_implicit:
+            return sol, out
+        for it in range(st.implicit_iterations):
+            if not np.isfinite(out[-1][2]) or out[-1][2] <= st.implicit_tol:
+                break
+            sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z,
+                                             -np.r_[sol.P_eq, sol.P_g], curvature, sol.y)
+        sol.iterations = it + 1 if st.implicit_iterations else 1
+        return sol, out
+
+    def _y_guess(self, h):
+        """Scaled end-of-step velocity guess for the implicit linearisation: the last step's
+        velocity change repeated (exact for constant acceleration)."""
+        v = self.v if self._dv is None else self.v + self._dv * (h / self._dv_h)
+        return self.cs.L.T @ v
 
     def _check(self, sol: StepSolution, out) -> tuple[bool, str]:
         """Physical acceptance test of a step (solvers report success on wrong answers)."""
@@ -449,6 +485,8 @@ class Stepper:
         if sol.solver not in ("direct",) and self.cs.n_gap + self.cs.n_eq:
             self._lam_qp = -np.r_[sol.P_eq, sol.P_g]
         self._contact_force = lam
+        self._dv, self._dv_h = v1 - self.v, sol.h
+        self.z = np.asarray(self.cs.history_next(t1, q1, v1, self.z)).ravel()
         active = lam > 1e-8 * self._force_scale
         changed = bool(np.any(active != self._active))
         self.q, self.v, self.t, self.gaps, self._active = q1, v1, t1, gaps, active
@@ -493,7 +531,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     if not (np.isfinite(t_end) and t_end > t0):
         raise ModelError([f"t_end must be finite and greater than t0 = {t0}, got {t_end}"])
     stepper = Stepper(system, h, settings, t0=t0, **options)
-    ts, qs, vs, infos = [stepper.t], [stepper.q], [stepper.v], []
+    ts, qs, vs, zs, infos = [stepper.t], [stepper.q], [stepper.v], [stepper.z], []
     gap_hist = [stepper.gaps]
     status, message = 0, "reached t_end"
     bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
@@ -513,6 +551,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
             ts.append(stepper.t)
             qs.append(stepper.q)
             vs.append(stepper.v)
+            zs.append(stepper.z)
             gap_hist.append(info.gaps)
             if stepper.t - last_update >= 0.01 * (t_end - t0):
                 bar.update(stepper.t - last_update)
@@ -520,10 +559,10 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     finally:
         bar.update(stepper.t - last_update)
         bar.close()
-    return _build_result(stepper, ts, qs, vs, infos, gap_hist, status, message)
+    return _build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message)
 
 
-def _build_result(stepper, ts, qs, vs, infos, gap_hist, status, message) -> Result:
+def _build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message) -> Result:
     cs = stepper.cs
     t = np.asarray(ts)
     q = np.asarray(qs).reshape(len(ts), cs.nq)
@@ -555,36 +594,72 @@ def _build_result(stepper, ts, qs, vs, infos, gap_hist, status, message) -> Resu
             "form": stepper.settings.form, "h_min": stepper.h_min, "h_max": stepper.h_max,
             "program_builds": stepper.program.build_count}
     h = np.array([i.h for i in infos], dtype=float)
+    z = np.asarray(zs).reshape(len(ts), cs.n_history)
+    force_wrenches, work, element_pot = _force_element_data(cs, t, q, v, z, h)
+    wrenches.update(force_wrenches)
+    force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
     return Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,
                   [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
-                  message, stepper.initial_projection, info, contact_points, contact_vectors)
+                  message, stepper.initial_projection, info, contact_points, contact_vectors,
+                  force_elements, work, element_pot)
+
+
+def _force_element_data(cs, t, q, v, z, h):
+    """Per force element: wrenches as each step used them (start of step if explicit, end if
+    implicit), the work done on the bodies, h Q^T (v_start + v_end)/2 summed (with it the
+    kinetic energy balance of a step is exact: T1 - T0 = sum of the works, constraints
+    included), and the stored energy."""
+    n, n_el = len(t) - 1, len(cs.force_elements)
+    pot = np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T)).reshape(n_el, len(t))
+    wrenches, work, element_pot = {}, {}, {}
+    if n == 0:
+        Q = np.zeros((n_el, 0, cs.nv))
+    else:
+        F = cs.element_forces.map(n)
+        zt = z[:-1].T
+        Q_start = np.asarray(F(t[None, :-1], q[:-1].T, v[:-1].T, zt)).reshape(cs.nv, n_el, n, order="F")
+        Q_end = np.asarray(F(t[None, 1:], q[1:].T, v[1:].T, zt)).reshape(cs.nv, n_el, n, order="F")
+        Q = np.where(np.array([el.evaluation == "implicit" for el in cs.force_elements])[None, :, None],
+                     Q_end, Q_start).transpose(1, 2, 0)               # (n_el, n, nv)
+    for j, el in enumerate(cs.force_elements):
+        step_work = h * np.einsum("kv,kv->k", Q[j], 0.5 * (v[:-1] + v[1:])) if n else np.zeros(0)
+        work[el.name] = np.r_[0.0, np.cumsum(step_work)]
+        element_pot[el.name] = pot[j]
+        wrenches[el.name] = _wrenches_from_generalised(el, q[:-1], Q[j], None)
+    return wrenches, work, element_pot
+
+
+def _wrenches_from_generalised(el, q, gen, point):
+    """[force (global), moment about ``point`` (global; None: about each CoM)] per body of
+    ``el`` from its generalised force ``gen`` (n, nv); the ground gets minus the sum."""
+    n = len(q)
+    res = np.zeros((n, len(el.bodies), 6))
+    moving = [j for j, b in enumerate(el.bodies) if not b.is_ground]
+    for j in moving:
+        b = el.bodies[j]
+        k = b.index
+        A = np.array([rotation_matrix(p) for p in q[:, 7 * k + 3:7 * k + 7]]).reshape(n, 3, 3)
+        f = gen[:, 6 * k:6 * k + 3]
+        n_cm = np.einsum("nij,nj->ni", A, gen[:, 6 * k + 3:6 * k + 6])
+        if point is not None:
+            arm = np.einsum("nij,j->ni", A, b.local_point(point))   # point - CoM
+            n_cm = n_cm - np.cross(arm, f)
+        res[:, j, :3], res[:, j, 3:] = f, n_cm
+    for j, b in enumerate(el.bodies):
+        if b.is_ground:
+            res[:, j] = -res[:, moving].sum(axis=1)
+            if point is None:
+                res[:, j, 3:] = np.nan     # moments about the CoMs do not add up
+    return res
 
 
 def _element_wrenches(cs, rows, jac, q, multipliers):
     """Per element and body: [force (global), moment about the element's point (global)]
     from the generalised forces jac^T multipliers (jac: (n_rows, n, nv), per step)."""
-    n = len(q)
     out = {}
     for r in rows:
-        el = r.element
         gen = np.einsum("ekv,ke->kv", jac[r.start:r.stop], multipliers[:, r.start:r.stop])
-        point = el.reaction_point()
-        res = np.zeros((n, len(el.bodies), 6))
-        moving = [j for j, b in enumerate(el.bodies) if not b.is_ground]
-        for j in moving:
-            b = el.bodies[j]
-            k = b.index
-            A = np.array([rotation_matrix(p) for p in q[:, 7 * k + 3:7 * k + 7]]).reshape(n, 3, 3)
-            f = gen[:, 6 * k:6 * k + 3]
-            n_cm = np.einsum("nij,nj->ni", A, gen[:, 6 * k + 3:6 * k + 6])
-            if point is not None:
-                arm = np.einsum("nij,j->ni", A, b.local_point(point))   # point - CoM
-                n_cm = n_cm - np.cross(arm, f)
-            res[:, j, :3], res[:, j, 3:] = f, n_cm
-        for j, b in enumerate(el.bodies):
-            if b.is_ground:
-                res[:, j] = -res[:, moving].sum(axis=1)
-        out[r.name] = res
+        out[r.name] = _wrenches_from_generalised(r.element, q, gen, r.element.reaction_point())
     return out
 
 

@@ -151,7 +151,11 @@ class CompiledSystem:
     """The system as named CasADi functions of q (7 per body), v (6 per body) and t.
 
     Functions (all closed, SX): ``phi(q, t)``, ``phi_q(q, t)``, ``phi_t(q, t)``, ``gap(q)``,
-    ``gap_q(q)``, ``forces(t, q, v)`` (Q_A - S), ``energy(t, q, v)``, ``kinetic(v)``,
+    ``gap_q(q)``, ``forces(t, q, v, z)`` (Q_A - S; z: the force elements' memory, see
+    ``initial_history``), ``forces_explicit`` / ``forces_implicit`` (the same split by where
+    each element is evaluated; S goes with the explicit part), ``history_next(t, q, v, z)``,
+    ``element_forces(t, q, v, z)`` (nv x n_elements, Q of each force element, gravity
+    first), ``element_potentials(t, q)``, ``energy(t, q, v)``, ``kinetic(v)``,
     ``potential(t, q)``, ``velocity_jacobian(q, t)`` (Pi, rows of d/dt Phi = Pi v).
     """
 
@@ -198,22 +202,37 @@ class CompiledSystem:
         gap = ca.vertcat(*rows) if rows else ca.SX(0, 1)
         self.n_gap = gap.numel()
 
-        # Applied forces and gyroscopic terms: Q_A - S.
+        # Applied forces and gyroscopic terms: Q_A - S, split by where each element is
+        # evaluated (start of step: explicit, end of step: implicit); memory z per element.
         gravity = Gravity(bodies, system.gravity)
         self.force_elements = [gravity, *system.forces]
-        Q = ca.SX.zeros(self.nv)
+        z = ca.SX.sym("z", sum(el.history_size for el in self.force_elements))
+        self.n_history = z.numel()
+        self.history_rows, z_next, start = [], [], 0
+        Q = {"explicit": ca.SX.zeros(self.nv), "implicit": ca.SX.zeros(self.nv)}
+        element_Q, element_V = [], []
         potential = ca.SX(0)
         for el in self.force_elements:
-            wrenches = el.wrenches(self.states_of(el), t)
+            states = self.states_of(el)
+            memory = z[start:start + el.history_size] if el.history_size else None
+            if el.history_size:
+                self.history_rows.append(ElementRows(el.name, el, start, start + el.history_size))
+                z_next.append(ca.vec(ca.SX(el.next_history(states, t, memory))))
+                start += el.history_size
+            wrenches = el.wrenches(states, t, memory) if el.history_size else el.wrenches(states, t)
+            Q_el = ca.SX.zeros(self.nv)
             for b, (f, n) in zip(el.bodies, wrenches):
                 if b.is_ground:
                     continue
                 k = b.index
-                Q[6 * k:6 * k + 3] += f
-                Q[6 * k + 3:6 * k + 6] += n
-            pe = el.potential_energy(self.states_of(el), t)
-            if pe is not None:
-                potential += pe
+                Q_el[6 * k:6 * k + 3] += f
+                Q_el[6 * k + 3:6 * k + 6] += n
+            Q[el.evaluation] += Q_el
+            element_Q.append(Q_el)
+            pe = el.potential_energy(states, t)
+            element_V.append(ca.SX(0) if pe is None else ca.SX(pe))
+            potential += element_V[-1]
+        self.implicit_elements = [el.name for el in self.force_elements if el.evaluation == "implicit"]
         M = np.zeros((self.nv, self.nv))
         S = ca.SX.zeros(self.nv)
         for b in bodies:
@@ -251,16 +270,30 @@ class CompiledSystem:
         points = [ca.SX(el.contact_points(self.states_of(el))) for el in system.gaps]
         self.contact_points = fn("contact_points", [("q", q)],
                                  {"points": ca.vertcat(*points) if points else ca.SX(0, 3)})
-        self.forces = fn("forces", [("t", t), ("q", q), ("v", v)], {"Q_minus_S": Q - S})
+        tqvz = [("t", t), ("q", q), ("v", v), ("z", z)]
+        self.forces = fn("forces", tqvz, {"Q_minus_S": Q["explicit"] + Q["implicit"] - S})
+        self.forces_explicit = fn("forces_explicit", tqvz, {"Q_minus_S": Q["explicit"] - S})
+        self.forces_implicit = fn("forces_implicit", tqvz, {"Q": Q["implicit"]})
+        self.history_next = fn("history_next", tqvz,
+                               {"z_next": ca.vertcat(*z_next) if z_next else ca.SX(0, 1)})
+        self.element_forces = fn("element_forces", tqvz, {"Q": ca.horzcat(*element_Q)})
+        self.element_potentials = fn("element_potentials", [("t", t), ("q", q)],
+                                     {"V": ca.vertcat(*element_V)})
         self.kinetic = fn("kinetic", [("v", v)], {"T": kinetic})
         self.potential = fn("potential", [("t", t), ("q", q)], {"V": potential})
         self.energy = fn("energy", [("t", t), ("q", q), ("v", v)], {"E": kinetic + potential})
-        self.q_sym, self.v_sym, self.t_sym = q, v, t
-        self.phi_expr, self.gap_expr, self.forces_expr = phi, gap, Q - S
+        self.q_sym, self.v_sym, self.t_sym, self.z_sym = q, v, t, z
+        self.phi_expr, self.gap_expr = phi, gap
 
     # ---------------------------------------------------------------- helpers
     def states_of(self, el: Element) -> list[BodyState]:
         return [self._states[id(b)] for b in el.bodies]
+
+    def initial_history(self) -> np.ndarray:
+        """The force elements' memory at the start (z, stacked in ``history_rows`` order)."""
+        parts = [np.asarray(r.element.initial_history(), dtype=float).ravel()
+                 for r in self.history_rows]
+        return np.concatenate(parts) if parts else np.zeros(0)
 
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
         """(q0, v0) from the bodies' initial data."""

@@ -271,7 +271,7 @@ def test_gap_iterations_solve_the_exact_step_of_a_jammed_bore():
     q0, v0, t0 = stepper.q.copy(), stepper.v.copy(), stepper.t
     q_lin, penetrations = q0, []
     for _ in range(8):
-        _, out = stepper.program.solve_qp(q0, v0, t0, h, q_lin)
+        _, out = stepper.program.solve_qp(q0, v0, t0, h, q_lin, stepper.z)
         q_lin = out[0]
         penetrations.append(-out[7][0])
     assert min(penetrations[3:]) > 1e-9                    # Gauss-Newton keeps penetrating

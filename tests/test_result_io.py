@@ -93,7 +93,7 @@ def test_shapes_and_lookups(crank_result):
     assert np.abs(w_global - np.einsum("nij,nj->ni", A, res.angular_velocity("crank"))).max() == 0
     with pytest.raises(KeyError, match="no body named 'wheel'"):
         res.position("wheel")
-    with pytest.raises(KeyError, match="no constraint named 'Z'"):
+    with pytest.raises(KeyError, match="no element named 'Z'"):
         res.reaction_force("Z")
     with pytest.raises(KeyError, match="acts on"):
         res.reaction_force("A", body="slider")

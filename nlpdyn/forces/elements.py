@@ -28,7 +28,7 @@ class Gravity(ForceElement):
         self.g = np.asarray(g, dtype=float)
         self.name = "gravity"
 
-    def wrenches(self, states, t):
+    def wrenches(self, states, t, history=None):
         return [(b.mass * ca.DM(self.g), ca.DM.zeros(3)) for b in self.bodies]
 
     def potential_energy(self, states, t):
@@ -66,7 +66,7 @@ class PointForce(ForceElement):
             out.append(f"{self.label}: give a force, a torque or both")
         return out
 
-    def wrenches(self, states, t):
+    def wrenches(self, states, t, history=None):
         (state,) = states
         body = self.bodies[0]
         s_local = np.zeros(3) if self.point is None else body.local_point(self.point)
@@ -115,7 +115,7 @@ class SpringDamper(ForceElement):
         length = ca.norm_2(d)
         return ua, ub, d, length
 
-    def wrenches(self, states, t):
+    def wrenches(self, states, t, history=None):
         sa, sb = states
         ua, ub, d, length = self._geometry(states)
         e = d / length
