@@ -1,0 +1,154 @@
+"""Penalty-only systems as ODEs for scipy's integrators (the way seed 001 integrates them).
+
+A system whose joints are all force elements (penalty clearance joints, bushings, contact
+laws) has no constraint rows: M vdot = Q_A(t, q, v) - S, qdot = [rdot; 1/2 G(p)^T w']. This
+module hands that ODE to a scipy ``OdeSolver`` (Radau, BDF, LSODA, RK45, ...) with the CasADi
+Jacobian, keeps the elements' memory (impact velocities) up to date between accepted steps,
+and returns a :class:`~nlpdyn.result.Result` like :func:`~nlpdyn.stepper.simulate` does.
+It is the reference the per-step program is compared with, not the main engine.
+"""
+from __future__ import annotations
+
+import time
+
+import casadi as ca
+import numpy as np
+from scipy.integrate import BDF, LSODA, RK23, RK45, DOP853, Radau
+from tqdm.auto import tqdm
+
+from .fastcall import FastFunction
+from .projection import normalise
+from .result import Result, StepStats
+from .rotations import G_matrix
+from .system import ModelError, System
+
+METHODS = {"Radau": Radau, "BDF": BDF, "LSODA": LSODA, "RK45": RK45, "RK23": RK23,
+           "DOP853": DOP853}
+
+# Euler-parameter norm kept by a restoring term in pdot: (1 - |p|^2) p * NORM_GAIN (1/s)
+NORM_GAIN = 10.0
+
+
+def ode_functions(compiled):
+    """(rhs, jacobian) of x = [q; v] as FastFunctions of (t, x, z)."""
+    cs = compiled
+    q, v, t, z = cs.q_sym, cs.v_sym, cs.t_sym, cs.z_sym
+    parts = []
+    for k in range(cs.n_bodies):
+        p = q[7 * k + 3:7 * k + 7]
+        w = v[6 * k + 3:6 * k + 6]
+        parts += [v[6 * k:6 * k + 3], 0.5 * G_matrix(p).T @ w + NORM_GAIN * (1 - ca.dot(p, p)) * p]
+    qdot = ca.vertcat(*parts)
+    vdot = ca.DM(np.linalg.inv(cs.M)) @ cs.forces(t, q, v, z)
+    x = ca.vertcat(q, v)
+    xdot = ca.vertcat(qdot, vdot)
+    rhs = ca.Function("ode_rhs", [t, x, z], [xdot], ["t", "x", "z"], ["xdot"])
+    jac = ca.Function("ode_jacobian", [t, x, z], [ca.densify(ca.jacobian(xdot, x))],
+                      ["t", "x", "z"], ["J"])
+    return FastFunction(rhs), FastFunction(jac)
+
+
+def simulate_ode(system: System, t_end: float, method: str = "Radau", rtol: float = 1e-6,
+                 atol: float = 1e-9, max_step: float = np.inf, first_step: float | None = None,
+                 progress: bool | None = None, t0: float = 0.0) -> Result:
+    """Integrate a penalty-only system with a scipy ODE solver.
+
+    Parameters
+    ----------
+    system : System
+        Bodies and force elements only (no ideal joints, drivers or clearance gaps).
+    t_end : float
+    method : str
+        "Radau" or "BDF" (stiff, with the CasADi Jacobian), "LSODA", "RK45", "RK23", "DOP853".
+    rtol, atol, max_step, first_step
+        As in ``scipy.integrate.solve_ivp``.
+    progress : bool or None
+        tqdm progress bar (None: only on a terminal).
+
+    Returns
+    -------
+    Result
+        One point per accepted step; ``stats.iterations`` holds the cumulative number of
+        right-hand-side evaluations, ``info`` the solver's counters.
+    """
+    if method not in METHODS:
+        raise ModelError([f"method must be one of {sorted(METHODS)}, got {method!r}"])
+    cs = system.compile()
+    if cs.n_eq or cs.n_gap:
+        raise ModelError(["simulate_ode integrates penalty-only systems; this one has "
+                          f"constraints {[r.name for r in cs.constraint_rows + cs.gap_rows]}"])
+    if not (np.isfinite(t_end) and t_end > t0):
+        raise ModelError([f"t_end must be finite and greater than t0 = {t0}, got {t_end}"])
+    rhs, jac = ode_functions(cs)
+    q0, v0 = cs.initial_state()
+    x0 = np.r_[normalise(q0, cs.n_bodies), v0]
+    memory = {"z": cs.initial_history(), "nfev": 0, "njev": 0}
+
+    def fun(t, x):
+        memory["nfev"] += 1
+        return rhs(t, x, memory["z"])[0]
+
+    def jacobian(t, x):
+        memory["njev"] += 1
+        return jac(t, x, memory["z"])[0]
+
+    options = {"rtol": rtol, "atol": atol, "max_step": max_step}
+    if first_step is not None:
+        options["first_step"] = first_step
+    if method in ("Radau", "BDF", "LSODA"):
+        options["jac"] = jacobian
+    solver = METHODS[method](fun, t0, x0, t_end, **options)
+    nq = cs.nq
+    ts, xs, zs, walls = [t0], [x0], [memory["z"]], []
+    status, message = 0, "reached t_end"
+    bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
+               bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
+    tic = time.perf_counter()
+    try:
+        while solver.status == "running":
+            msg = solver.step()
+            if solver.status == "failed":
+                status, message = -1, f"{method} failed at t = {solver.t:.9g}: {msg}"
+                break
+            x = solver.y.copy()
+            memory["z"] = np.asarray(cs.history_next(solver.t, x[:nq], x[nq:], memory["z"])).ravel()
+            walls.append(time.perf_counter() - tic)
+            bar.update(solver.t - ts[-1])
+            ts.append(solver.t)
+            xs.append(x)
+            zs.append(memory["z"])
+    except KeyboardInterrupt:
+        status, message = -1, f"interrupted at t = {solver.t:.9g}"
+    finally:
+        bar.close()
+    return _ode_result(cs, method, np.array(ts), np.array(xs), np.array(zs), np.array(walls),
+                       status, message, memory)
+
+
+def _ode_result(cs, method, t, x, z, walls, status, message, counters):
+    from .stepper import _force_element_data   # the same per-element accounting as the stepper
+    n = len(t) - 1
+    q = x[:, :cs.nq].copy()
+    for k in range(cs.n_bodies):       # report unit Euler parameters
+        p = q[:, 7 * k + 3:7 * k + 7]
+        q[:, 7 * k + 3:7 * k + 7] = p / np.linalg.norm(p, axis=1, keepdims=True)
+    v = x[:, cs.nq:]
+    h = np.diff(t)
+    norm_error = np.array([max((abs(np.linalg.norm(x[i + 1, 7 * k + 3:7 * k + 7]) - 1)
+                                for k in range(cs.n_bodies)), default=0.0) for i in range(n)])
+    stats = StepStats(solver=np.full(n, method, dtype="U16"), status=np.full(n, "ok", dtype="U48"),
+                      iterations=np.full(n, -1), wall_time=np.diff(np.r_[0.0, walls]),
+                      eom_residual=np.zeros(n), constraint_violation=np.zeros(n),
+                      norm_error=norm_error, min_gap=np.full(n, np.inf), complementarity=np.zeros(n),
+                      retries=np.zeros(n, dtype=int), projection_change=np.zeros(n),
+                      gap_iterations=np.zeros(n, dtype=int), contact_changed=np.zeros(n, dtype=bool))
+    kin = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
+    pot = np.asarray(cs.potential.map(len(t))(t[None, :], q.T)).ravel()
+    wrenches, work, element_pot = _force_element_data(cs, t, q, v, z, h)
+    info = {"method": method, "nfev": counters["nfev"], "njev": counters["njev"],
+            "n_steps": n}
+    force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
+    return Result(t, q, v, h, kin + pot, kin, pot, stats, np.zeros((n, 0)), np.zeros((n, 0)),
+                  np.zeros((len(t), 0)), [b.name for b in cs.bodies], {}, {}, wrenches,
+                  status == 0, status, message, None, info, {}, {}, force_elements, work,
+                  element_pot)
