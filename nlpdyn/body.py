@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from .rotations import from_rotation_matrix, rotation_matrix
+from .rotations import from_rotation_matrix, normalised_rotation_matrix, rotation_matrix
 
 
 def _orientation_to_p(orientation) -> np.ndarray:
@@ -128,7 +128,7 @@ class Ground(RigidBody):
 class BodyState:
     """Symbolic (or numeric) state of one body as seen by joints and force elements.
 
-    ``r`` (3), ``p`` (4), ``A`` (3x3) and, where velocities are available, ``rdot`` (3, global)
+    ``r`` (3), ``p`` (4), ``A`` (3x3, the rotation of p/|p|) and, where velocities are available, ``rdot`` (3, global)
     and ``w`` (3, body frame). Helpers take geometry in the global frame at the initial
     configuration, like the element constructors.
     """
@@ -137,7 +137,7 @@ class BodyState:
         self.body = body
         self.r = r
         self.p = p
-        self.A = rotation_matrix(p) if not body.is_ground else ca.DM.eye(3)
+        self.A = normalised_rotation_matrix(p) if not body.is_ground else ca.DM.eye(3)
         self.rdot = rdot
         self.w = w
 

@@ -58,6 +58,25 @@ def rotation_matrix(p):
     return _matrix(rows, _is_casadi(p))
 
 
+def normalised_rotation_matrix(p):
+    """The rotation of p / |p|: ((e0^2 - e.e) I + 2 e e^T + 2 e0 e~) / (p.p), shape (3, 3).
+
+    Equal to A(p) when |p| = 1. Elements use it so that the O(h^2) norm error the stepper
+    leaves in p never stretches a body: with the formula as written, points off the
+    centre of mass move with |p|, which couples a slender body's (nearly massless) spin about
+    its own axis into its joints and contacts and can drive that spin unstable.
+    """
+    e0, e1, e2, e3 = p[0], p[1], p[2], p[3]
+    n2 = e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3
+    c = e0 * e0 - e1 * e1 - e2 * e2 - e3 * e3
+    rows = [
+        [(c + 2 * e1 * e1) / n2, 2 * (e1 * e2 - e0 * e3) / n2, 2 * (e1 * e3 + e0 * e2) / n2],
+        [2 * (e1 * e2 + e0 * e3) / n2, (c + 2 * e2 * e2) / n2, 2 * (e2 * e3 - e0 * e1) / n2],
+        [2 * (e1 * e3 - e0 * e2) / n2, 2 * (e2 * e3 + e0 * e1) / n2, (c + 2 * e3 * e3) / n2],
+    ]
+    return _matrix(rows, _is_casadi(p))
+
+
 def pdot_from_omega(p, w):
     """pdot = 1/2 G(p)^T w' (valid for |p| = 1)."""
     return 0.5 * (G_matrix(p).T @ w)

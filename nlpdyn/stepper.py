@@ -359,7 +359,7 @@ class Stepper:
             if self._check(cand, cand_out)[0]:
                 sol, out = cand, cand_out
         last, last_out = sol, out
-        error = max(-out[7][0], 0.0)
+        error = self._gap_error(out)
         for it in range(st.gap_iterations if self.cs.n_gap else 0):
             if error <= st.gap_tol:
                 break
@@ -370,13 +370,22 @@ class Stepper:
                 break
             last.gap_iterations = it + 1
             drift = last.h * np.abs(self.program.Linv_T @ (last.y - y_prev)).max()
-            last_error = max(-last_out[7][0], 0.0) + drift
+            last_error = self._gap_error(last_out) + drift
             if last_error < error:
                 sol, out, error = last, last_out, last_error
         if sol is not first:
             sol.solver, sol.iterations = first.solver, first.iterations
             sol.status = first.status + (" (polished)" if sol.h != first.h else "")
         return sol, out
+
+    def _gap_error(self, out):
+        """How far a step is from the nonlinear end-of-step contact conditions (m): the
+        penetration plus the largest true gap still open where a contact force acts (the
+        linearised row closed it, the curved gap did not)."""
+        gaps, lam = out[8], out[3]
+        active = lam > 1e-8 * self._force_scale
+        open_active = gaps[active].max(initial=0.0) if active.any() else 0.0
+        return max(-out[7][0], 0.0) + max(open_active, 0.0)
 
     def _attempts(self, h_min, h_max):
         primary = "nlp" if self.step_control == "nlp" else self.solver

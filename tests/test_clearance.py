@@ -297,7 +297,8 @@ def test_out_of_plane_clearance_pendulum_runs_without_retries(h):
     bore_z = res.contact_point("pin")[:, 2:4, 2].mean(axis=1)  # centre of the bore's end faces
     tilt = 2e-4 / 0.02                                          # largest tilt: 2 c / length
     assert np.ptp(bore_z) > 1e-5
-    assert np.abs(bore_z).max() <= 1e-4 + 0.01 * tilt**2 / 2   # axial play (+ tilt's cosine)
+    # axial play (+ the tilt's cosine), to the gap tolerance the stepper enforces
+    assert np.abs(bore_z).max() <= 1e-4 + 0.01 * tilt**2 / 2 + 1e-10
     if not isinstance(h, tuple):
         assert np.diff(res.energy).max() <= 1e-12
     assert res.energy[-1] < res.energy[0]
@@ -345,4 +346,29 @@ def test_step_shrinks_to_end_at_contact_onset(control):
     assert res.h[:13] == pytest.approx(h_max, rel=1e-9 if control == "adaptive" else 2e-4)
     assert res.h[13] == pytest.approx(h_onset, abs=(h_max - h_min) / 64)
     gap = res.gap("socket")[:, 0]
-    assert gap[13] >= d - 1e-8 and 0 <= gap[14] <= 1e-6
+    assert gap[13] >= d - 1e-8 and -1e-10 <= gap[14] <= 1e-6     # closed to the gap tolerance
+
+
+def test_slender_rod_in_a_spherical_clearance_keeps_its_spin():
+    """A slender rod (axial inertia 1e-4) precessing on a ball joint with 0.1 mm clearance.
+    The contact acts on the rod's axis, so the spin about that axis is constant in the exact
+    dynamics (symmetric body). The stepper leaves an O(h^2) error in |p|; if the elements
+    used A(p) as written, that error would stretch the rod, couple the spin into the contact
+    and drive it unstable (it did: the energy rose by 4 J within 0.2 s). What is left is the
+    first-order coupling of the discrete rotation update: the spin drift halves with h and
+    the energy never rises."""
+    from problems import spherical_pendulum
+    b0 = spherical_pendulum.build().bodies[0]
+    drift = []
+    for h in (1e-3, 5e-4):
+        s = nd.System(gravity=(0, 0, -9.81))
+        rod = s.add_body("rod", b0.mass, b0.inertia, b0.position, b0.orientation, b0.velocity,
+                         b0.angular_velocity)
+        s.add_joint(nd.SphericalClearance(s.ground, rod, point=(0, 0, 0), clearance=1e-4,
+                                          name="ball"))
+        res = nd.simulate(s, t_end=0.5, h=h, progress=False)
+        assert res.success
+        assert res.energy.max() - res.energy[0] <= 1e-12
+        spin = res.angular_velocity("rod")[:, 0]
+        drift.append(abs(spin[-1] - spin[0]))
+    assert 1.8 < drift[0] / drift[1] < 2.2          # first order
