@@ -25,11 +25,14 @@ Example
 (11, 3)
 """
 from .body import BodyState, Ground, RigidBody
-from .forces import ForceElement, Gravity, PointForce, SpringDamper
+from .forces import (Blended, ContactLaw, ForceElement, Gravity, Hertz, LankaraniNikravesh,
+                     LinearBushing, ModifiedKelvinVoigt, Pereira, PointForce, SpringDamper,
+                     TabulatedBushing)
 from .joints import (BilateralConstraint, ClearanceJoint, Cylindrical, CylindricalClearance, Fixed,
                      Prismatic, PrismaticClearance, Programmed, Revolute, RevoluteClearance,
                      RotationDriver, Spherical, SphericalClearance, TranslationDriver,
                      UnilateralConstraint, Universal)
+from .ode import simulate_ode
 from .result import Result, StepStats
 from .stepper import StepFailure, StepInfo, Stepper, StepperSettings, simulate
 from .system import CompiledSystem, ModelError, System
@@ -43,5 +46,7 @@ __all__ = [
     "ClearanceJoint", "CylindricalClearance", "RevoluteClearance", "PrismaticClearance",
     "SphericalClearance",
     "UnilateralConstraint", "ForceElement", "Gravity", "PointForce", "SpringDamper",
+    "ContactLaw", "Hertz", "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira",
+    "LinearBushing", "TabulatedBushing", "Blended", "simulate_ode",
     "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "Result", "StepStats",
 ]
