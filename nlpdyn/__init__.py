@@ -25,9 +25,12 @@ Example
 (11, 3)
 """
 from .body import BodyState, Ground, RigidBody
-from .forces import (Blended, ContactLaw, ForceElement, Gravity, Hertz, LankaraniNikravesh,
-                     LinearBushing, ModifiedKelvinVoigt, Pereira, PointForce, SpringDamper,
-                     TabulatedBushing)
+from .forces import (Blended, Bushing, ContactLaw, ForceElement, Gravity, Hertz,
+                     LankaraniNikravesh, LinearBushing, ModifiedKelvinVoigt,
+                     PenaltyCylindricalClearance, PenaltyPrismaticClearance,
+                     PenaltyRevoluteClearance, PenaltySphericalClearance, Pereira, PointForce,
+                     RotationStop, SpringDamper, TabulatedBushing, TranslationStop,
+                     penalty_version)
 from .joints import (BilateralConstraint, ClearanceJoint, Cylindrical, CylindricalClearance, Fixed,
                      Prismatic, PrismaticClearance, Programmed, Revolute, RevoluteClearance,
                      RotationDriver, Spherical, SphericalClearance, TranslationDriver,
@@ -47,6 +50,8 @@ __all__ = [
     "SphericalClearance",
     "UnilateralConstraint", "ForceElement", "Gravity", "PointForce", "SpringDamper",
     "ContactLaw", "Hertz", "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira",
-    "LinearBushing", "TabulatedBushing", "Blended", "simulate_ode",
+    "LinearBushing", "TabulatedBushing", "Blended", "simulate_ode", "Bushing",
+    "TranslationStop", "RotationStop", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
+    "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version",
     "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "Result", "StepStats",
 ]

@@ -3,7 +3,12 @@ from .base import ForceElement
 from .contact_laws import (Blended, ContactLaw, Hertz, LankaraniNikravesh, LinearBushing,
                            ModifiedKelvinVoigt, Pereira, TabulatedBushing)
 from .elements import Gravity, PointForce, SpringDamper
+from .joint_stops import Bushing, RotationStop, TranslationStop
+from .penalty_joints import (PenaltyCylindricalClearance, PenaltyPrismaticClearance,
+                             PenaltyRevoluteClearance, PenaltySphericalClearance, penalty_version)
 
 __all__ = ["ForceElement", "Gravity", "PointForce", "SpringDamper", "ContactLaw", "Hertz",
            "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira", "LinearBushing",
-           "TabulatedBushing", "Blended"]
+           "TabulatedBushing", "Blended", "Bushing", "TranslationStop", "RotationStop",
+           "PenaltySphericalClearance", "PenaltyCylindricalClearance", "PenaltyRevoluteClearance",
+           "PenaltyPrismaticClearance", "penalty_version"]
