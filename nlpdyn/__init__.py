@@ -29,8 +29,8 @@ from .forces import (Blended, Bushing, ContactLaw, ForceElement, Gravity, Hertz,
                      LankaraniNikravesh, LinearBushing, ModifiedKelvinVoigt,
                      PenaltyCylindricalClearance, PenaltyPrismaticClearance,
                      PenaltyRevoluteClearance, PenaltySphericalClearance, Pereira, PointForce,
-                     RotationStop, SpringDamper, TabulatedBushing, TranslationStop,
-                     penalty_version)
+                     RangeOfMotionCone, RotationStop, SpringDamper, TabulatedBushing,
+                     TranslationStop, penalty_version)
 from .joints import (BilateralConstraint, ClearanceJoint, Cylindrical, CylindricalClearance, Fixed,
                      Prismatic, PrismaticClearance, Programmed, Revolute, RevoluteClearance,
                      RotationDriver, Spherical, SphericalClearance, TranslationDriver,
@@ -53,5 +53,6 @@ __all__ = [
     "LinearBushing", "TabulatedBushing", "Blended", "simulate_ode", "Bushing",
     "TranslationStop", "RotationStop", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
     "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version",
+    "RangeOfMotionCone",
     "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "Result", "StepStats",
 ]

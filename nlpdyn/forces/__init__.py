@@ -4,6 +4,7 @@ from .contact_laws import (Blended, ContactLaw, Hertz, LankaraniNikravesh, Linea
                            ModifiedKelvinVoigt, Pereira, TabulatedBushing)
 from .elements import Gravity, PointForce, SpringDamper
 from .joint_stops import Bushing, RotationStop, TranslationStop
+from .range_of_motion import RangeOfMotionCone
 from .penalty_joints import (PenaltyCylindricalClearance, PenaltyPrismaticClearance,
                              PenaltyRevoluteClearance, PenaltySphericalClearance, penalty_version)
 
@@ -11,4 +12,4 @@ __all__ = ["ForceElement", "Gravity", "PointForce", "SpringDamper", "ContactLaw"
            "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira", "LinearBushing",
            "TabulatedBushing", "Blended", "Bushing", "TranslationStop", "RotationStop",
            "PenaltySphericalClearance", "PenaltyCylindricalClearance", "PenaltyRevoluteClearance",
-           "PenaltyPrismaticClearance", "penalty_version"]
+           "PenaltyPrismaticClearance", "penalty_version", "RangeOfMotionCone"]
