@@ -12,7 +12,7 @@
 # ---
 
 # %% [markdown]
-# # IFToMM spatial slider-crank, ideal joints
+# # IFToMM spatial slider-crank: ideal joints and clearance joints
 #
 # CASES.md #5 (seed 001, Tables 1-2; benchmark of Masoudi et al. 2013). Crank AB 0.08 m on
 # revolute **A** (ground, about global X at (0, 0.1, 0.12)), rod BC 0.3 m, spherical **B**,
@@ -82,3 +82,62 @@ force = np.linalg.norm(res.reaction_force("A"), axis=1)
 axes[2].plot(res.t[1:], force)
 axes[2].set(xlabel="t [s]", ylabel="|F| [N]", title="reaction force at revolute A")
 print(f"energy range {np.ptp(res.energy):.3e} J; max |Phi| {res.stats.constraint_violation.max():.2e}")
+
+# %% [markdown]
+# ## Clearance in the spherical joint B or the revolute joint A (seed 001 section 3.1)
+#
+# Clearances 0, 1e-3, 0.1 and 1 mm, each run two ways with the same joint data:
+# - **penalty** (seed 001's model): Lankarani-Nikravesh contact, K = 5e6 N/m^1.5, n = 1.5,
+#   e = 0.75 (a 0 mm clearance is a penalty joint with no play), evaluated at the end of each
+#   step, h = 1e-3 s;
+# - **complementarity** (this project's clearance joints: unilateral gaps, perfectly
+#   inelastic impacts; 0 mm is the ideal joint), h = 1e-3 s, 2.5e-4 s for 1e-3 mm (the gap
+#   linearisation error of a step must stay below the clearance, `slider_crank.step_size`).
+# Revolute A: pin radius 10 mm, bearing length 20 mm, axial clearance = radial (*ours*).
+
+# %%
+SCENARIO_T = 0.3 if QUICK else 5.0
+results = {model: slider_crank.run_scenarios(model, t_end=SCENARIO_T)
+           for model in slider_crank.MODELS}
+for model, runs in results.items():
+    print(f"--- {model}")
+    print(slider_crank.summary_table(runs))
+
+# %%
+fig, axes = plt.subplots(2, 3, figsize=(16, 7), constrained_layout=True)
+for row, joint in enumerate(("spherical", "revolute")):
+    for model, ls in (("complementarity", "-"), ("penalty", "--")):
+        for label, res in results[model].items():
+            if not label.startswith(joint):
+                continue
+            axes[row, 0].plot(res.t, res.position("slider")[:, 0], ls, lw=0.8, label=f"{model[:4]} {label}")
+            axes[row, 1].plot(res.t, slider_crank.crank_angle(res), ls, lw=0.8)
+            name = "B" if joint == "spherical" else "A"
+            axes[row, 2].plot(res.t[1:], slider_crank.joint_force(res, name)[:, 0], ls, lw=0.6)
+    ideal = results["complementarity"]["ideal"]
+    axes[row, 0].plot(ideal.t, ideal.position("slider")[:, 0], "k", lw=1.2, label="ideal")
+    axes[row, 0].set(ylabel=f"{joint}: slider x [m]")
+    axes[row, 1].set(ylabel="crank angle [rad]")
+    axes[row, 2].set(ylabel=f"joint {'B' if joint == 'spherical' else 'A'} force X [N]")
+    axes[row, 0].legend(fontsize=6)
+for ax in axes[1]:
+    ax.set_xlabel("t [s]")
+
+# %% [markdown]
+# ## The two clearance models compared
+#
+# What the runs show (numbers in the tables above; full 5 s runs):
+# - With complementarity gaps a clearance below the contact's deformation behaves like the
+#   ideal joint (1e-3 mm and 0.1 mm track the ideal slider), and the impacts are perfectly
+#   inelastic, so energy is lost only at impacts; at 1 mm the crank slows down markedly.
+# - The penalty model with e = 0.75 dissipates continuously while the journal rattles in its
+#   bearing, even with no clearance: at h = 1e-3 the penalty revolute joint A loses most of
+#   the mechanism's energy within a second and the crank stops turning; the penalty
+#   spherical joint loses ~10 % per second. The same loss appears with explicit evaluation
+#   at h = 1e-4 (`benchmarks/explicit_vs_implicit.py`), so it is the law (Lankarani-Nikravesh
+#   hysteresis re-armed at every tiny re-impact: each micro-impact is almost plastic), not
+#   the time step.
+# - The seed's reading (small clearances track the ideal joint; growing clearance delays the
+#   slider; at 1 mm the crank stops completing turns) is reproduced by the complementarity
+#   runs; the penalty runs reach "the crank stops turning" already at 0 mm for the revolute
+#   joint, where the seed reports only an increasing delay.
