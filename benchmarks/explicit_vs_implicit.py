@@ -20,7 +20,7 @@ from scipy.integrate import solve_ivp
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import nlpdyn as nd  # noqa: E402
-from problems import clearance_pendulum, slider_crank, triple_pendulum  # noqa: E402
+from problems import rom_pendulum, slider_crank, triple_pendulum  # noqa: E402
 
 
 def _drop(law, h, evaluation, speed=1.0):
@@ -67,6 +67,8 @@ CASES = [
         slider_crank.build(spherical_clearance=1e-4, model="penalty"), ev), 1.0, 1e-3),
     ("slider-crank, penalty A c=0.1 mm", lambda ev: _with_evaluation(
         slider_crank.build(revolute_clearance=1e-4, model="penalty"), ev), 1.0, 1e-3),
+    ("RoM pendulum, j = 0", lambda ev: rom_pendulum.build(evaluation=ev, damping=0.0), 5.0, 1e-3),
+    ("RoM pendulum, j = 3.39", lambda ev: rom_pendulum.build(evaluation=ev), 5.0, 1e-3),
 ]
 
 
