@@ -1,74 +1,182 @@
-"""Triple pendulum with joint stops (CASES.md #6, seed 001 section 3.2, Fig. 14, Table 3).
+"""Triple pendulum with joint stops (CASES.md #6; seed 001 section 3.2, Fig. 14, Table 3).
 
-Three bars hang from the ground, released at rest with all bars along X, gravity -Z:
-revolute "A" (ground - body1 at the origin, about Y); cylindrical "B" (body1 - body2 at
-x = 0.6 m, along Z) with translation stops +-0.25 m; revolute "C" (body2 - body3 at x = 1.2 m,
-about an axis at 45 deg to Z in the YZ plane, (0, 1, 1)/sqrt(2): body 3's frame is turned by
-e1 = -0.383, i.e. -45 deg about X, so this is its body z axis) with rotation stops +-45 deg.
-Stop laws: Lankarani-Nikravesh (K = 1e5 N/m^1.5 translation, 1e3 N m/rad^1.5 rotation,
-n = 1.5, e = 0.75) or the modified Kelvin-Voigt law of eq. 54 (same K, c_e = 0.01,
-v0 = 0.1 m/s; for the rotation stop v0 is read as 0.1 rad/s).
+Three bars along X, released at rest, gravity -Z (SI units):
+
+- body1: 0.10 kg, inertia (3e-3, 3e-2, 3e-2), centre of mass (0.3, 0, 0);
+- body2: 0.04 kg, inertia (1.2e-3, 1.2e-2, 1.2e-2), centre of mass (0.9, 0, 0);
+- body3: 0.02 kg, inertia (0.6e-3, 0.6e-2, 0.6e-2), centre of mass (1.5, 0, 0), turned by
+  Euler parameters (e0, e1, 0, 0), e1 = -0.383, e0 = sqrt(1 - e1^2) (-45.03 deg about X);
+- "A": revolute ground - body1 at the origin about Y;
+- "B": cylindrical body1 - body2 at (0.6, 0, 0) along Z, stop "B_stop" on its translation
+  at +-0.25 m;
+- "C": revolute body2 - body3 at (1.2, 0, 0) about (0, 1, 1)/sqrt(2), stop "C_stop" on its
+  rotation at +-45 deg.
+
+Axis of C (*ours*): the seed says only "an orientation of 45 deg with respect to the Z axis".
+We take it in the YZ plane, perpendicular to the bars: body 3's turn (-45 deg about X, the
+only rotation in Table 3) then makes the hinge axis body 3's own z axis, so body 3's
+principal axes are the joint's, as a drawing like Fig. 14 would have it.
+
+Stop laws: Lankarani-Nikravesh ("ln": K = 1e5 N/m^1.5 translation, 1e3 N m/rad^1.5
+rotation, n = 1.5, e = 0.75) or the modified Kelvin-Voigt law of seed 001 eq. 54 ("kv":
+same K with n = 1, c_e = 0.01, v0 = 0.1 m/s for translation and, *ours*, 0.1 rad/s for
+rotation).
+
+Where the stops are evaluated (``EVALUATION``), measured on this case over 4 s (energy E,
+E0 = 0 at the start; converged losses 0.1055 J for ln and 0.273 J for kv, h = 1e-4):
+
+- ln, explicit (start of step): loss within 1 % of converged for h <= 2e-3; energy gained
+  from 2.5e-3 on, diverged at 3e-3. Implicit never gains energy (up to h = 5e-2) but
+  backward Euler damps each impact: loss 0.21 J at 1e-3, 0.13 J at 1e-4.
+- kv, implicit: loss 0.2745 J at 1e-3, 0.283 J at 1e-2. Explicit gains energy from
+  h = 8e-4 on (+6.9 J at 1e-3) and loses too little (0.13-0.23 J) up to 5e-4: the
+  loading/unloading switch over v0 acts like a stiff damper.
 """
 from __future__ import annotations
 
 import numpy as np
 
 import nlpdyn as nd
+from nlpdyn.forces.contact_laws import LankaraniNikravesh, ModifiedKelvinVoigt
+from nlpdyn.forces.joint_stops import RotationStop, TranslationStop
 
 LAWS = ("ln", "kv")
+EVALUATION = {"ln": "explicit", "kv": "implicit"}
+T_END, T_LONG, H = 4.0, 20.0, 1e-3
+TRANSLATION_LIMIT = 0.25
+ROTATION_LIMIT = np.pi / 4
+E1_BODY3 = -0.383
+AXIS_B = np.array([0.0, 0.0, 1.0])
 AXIS_C = np.array([0.0, 1.0, 1.0]) / np.sqrt(2.0)
+JOINT_B = np.array([0.6, 0.0, 0.0])
+JOINT_C = np.array([1.2, 0.0, 0.0])
+LAW_DATA = {
+    "ln": {"translation_stiffness": 1e5, "rotation_stiffness": 1e3, "exponent": 1.5,
+           "restitution": 0.75},
+    "kv": {"translation_stiffness": 1e5, "rotation_stiffness": 1e3, "restitution": 0.01,
+           "velocity_tolerance": 0.1},
+}
 
 
 def stop_laws(law="ln"):
-    """(translation law, rotation law) of the seed's two scenarios."""
+    """(translation law, rotation law) of the seed's scenario ``law`` ("ln" or "kv")."""
+    if law not in LAWS:
+        raise ValueError(f"law must be one of {LAWS}, got {law!r}")
+    d = LAW_DATA[law]
     if law == "ln":
-        return (nd.LankaraniNikravesh(1e5, 1.5, 0.75), nd.LankaraniNikravesh(1e3, 1.5, 0.75))
-    if law == "kv":
-        return (nd.ModifiedKelvinVoigt(1e5, 0.01, 0.1), nd.ModifiedKelvinVoigt(1e3, 0.01, 0.1))
-    raise ValueError(f"law must be one of {LAWS}, got {law!r}")
+        return (LankaraniNikravesh(d["translation_stiffness"], d["exponent"], d["restitution"]),
+                LankaraniNikravesh(d["rotation_stiffness"], d["exponent"], d["restitution"]))
+    return (ModifiedKelvinVoigt(d["translation_stiffness"], d["restitution"],
+                                d["velocity_tolerance"]),
+            ModifiedKelvinVoigt(d["rotation_stiffness"], d["restitution"], d["velocity_tolerance"]))
 
 
 def build(law="ln", evaluation=None) -> nd.System:
-    """Bodies "body1".."body3", joints "A", "B", "C", stops "B_stop" (translation) and
-    "C_stop" (rotation). ``evaluation`` overrides the stops' default ("implicit")."""
+    """The system of the module docstring.
+
+    Parameters
+    ----------
+    law : {"ln", "kv"}
+        Stop law: Lankarani-Nikravesh or modified Kelvin-Voigt.
+    evaluation : {"explicit", "implicit"} or None
+        Where the stepper evaluates the stops; None: ``EVALUATION[law]``.
+
+    Returns
+    -------
+    nlpdyn.System
+        Bodies "body1".."body3", joints "A", "B", "C", stops "B_stop", "C_stop".
+    """
+    laws = stop_laws(law)
     s = nd.System(gravity=(0, 0, -9.81))
     b1 = s.add_body("body1", 0.10, (3e-3, 3e-2, 3e-2), position=(0.3, 0, 0))
     b2 = s.add_body("body2", 0.04, (1.2e-3, 1.2e-2, 1.2e-2), position=(0.9, 0, 0))
-    e1 = -0.383
     b3 = s.add_body("body3", 0.02, (0.6e-3, 0.6e-2, 0.6e-2), position=(1.5, 0, 0),
-                    orientation=(np.sqrt(1 - e1**2), e1, 0, 0))
+                    orientation=(np.sqrt(1 - E1_BODY3**2), E1_BODY3, 0, 0))
     s.add_joint(nd.Revolute(s.ground, b1, point=(0, 0, 0), axis=(0, 1, 0), name="A"))
-    cyl = s.add_joint(nd.Cylindrical(b1, b2, point=(0.6, 0, 0), axis=(0, 0, 1), name="B"))
-    rev = s.add_joint(nd.Revolute(b2, b3, point=(1.2, 0, 0), axis=AXIS_C, name="C"))
-    translation, rotation = stop_laws(law)
-    stops = [nd.TranslationStop(cyl, -0.25, 0.25, translation, name="B_stop"),
-             nd.RotationStop(rev, -np.pi / 4, np.pi / 4, rotation, name="C_stop")]
+    cyl = s.add_joint(nd.Cylindrical(b1, b2, point=JOINT_B, axis=AXIS_B, name="B"))
+    rev = s.add_joint(nd.Revolute(b2, b3, point=JOINT_C, axis=AXIS_C, name="C"))
+    stops = [TranslationStop(cyl, -TRANSLATION_LIMIT, TRANSLATION_LIMIT, laws[0], name="B_stop"),
+             RotationStop(rev, -ROTATION_LIMIT, ROTATION_LIMIT, laws[1], name="C_stop")]
     for stop in stops:
-        if evaluation is not None:
-            stop.evaluation = evaluation
+        stop.evaluation = EVALUATION[law] if evaluation is None else evaluation
         s.add_force(stop)
     return s
 
 
+def run(law="ln", t_end=T_END, h=H, evaluation=None, progress=False, **options) -> nd.Result:
+    """Build and simulate (``options`` go to :func:`nlpdyn.simulate`)."""
+    return nd.simulate(build(law, evaluation), t_end=t_end, h=h, progress=progress, **options)
+
+
+def _rotate(A, vec):
+    return np.einsum("nij,j->ni", A, np.asarray(vec, dtype=float))
+
+
 def relative_motion(res):
-    """(translation in B (m), rotation in C (rad)), shape (n_points,) each, from the
-    trajectory with numpy: B's slide along body 1's Z axis, C's angle about its axis."""
+    """Joint coordinates from the trajectory, numpy only (independent of the elements).
+
+    Returns
+    -------
+    translation : ndarray, shape (n_points,)
+        Slide in B (m): (body 2's joint point - body 1's joint point) . body 1's z axis.
+    rotation : ndarray, shape (n_points,)
+        Turn of body 3 relative to body 2 about C's axis (rad), 0 at the start.
+    """
     A1, A2, A3 = res.rotation("body1"), res.rotation("body2"), res.rotation("body3")
-    r1, r2 = res.position("body1"), res.position("body2")
-    joint_on_1 = r1 + np.einsum("nij,j->ni", A1, np.array([0.3, 0, 0]))
-    joint_on_2 = r2 + np.einsum("nij,j->ni", A2, np.array([-0.3, 0, 0]))
-    axis_b = np.einsum("nij,j->ni", A1, np.array([0, 0, 1.0]))
-    translation = np.einsum("ni,ni->n", joint_on_2 - joint_on_1, axis_b)
-    f = np.cross(AXIS_C, [1.0, 0, 0])
-    f /= np.linalg.norm(f)
+    on1 = res.position("body1") + _rotate(A1, JOINT_B - (0.3, 0, 0))
+    on2 = res.position("body2") + _rotate(A2, JOINT_B - (0.9, 0, 0))
+    translation = np.einsum("ni,ni->n", on2 - on1, _rotate(A1, AXIS_B))
+    f = np.cross(AXIS_C, (1.0, 0, 0))           # a unit vector normal to C's axis
     g = np.cross(AXIS_C, f)
-    # (f, g) in bodies 2 and 3 frames at t = 0: body 2 starts unrotated, body 3 turned
-    A3_0 = A3[0]
-    f2, g2 = np.einsum("nij,j->ni", A2, f), np.einsum("nij,j->ni", A2, g)
-    f3 = np.einsum("nij,j->ni", A3, A3_0.T @ f)
-    rotation = np.arctan2(np.einsum("ni,ni->n", g2, f3), np.einsum("ni,ni->n", f2, f3))
+    # body 2 starts unrotated; body 3 carries f from its initial orientation
+    f3 = _rotate(A3, A3[0].T @ f)
+    rotation = np.arctan2(np.einsum("ni,ni->n", _rotate(A2, g), f3),
+                          np.einsum("ni,ni->n", _rotate(A2, f), f3))
     return translation, rotation
 
 
-def run(law="ln", t_end=4.0, h=1e-3, progress=False, **options):
-    return nd.simulate(build(law), t_end=t_end, h=h, progress=progress, **options)
+def outputs(res) -> dict:
+    """What seed 001 plots (Figs. 16-18), as arrays.
+
+    Returns
+    -------
+    dict
+        ``t`` (n_points,); ``translation`` (n_points,) m and ``rotation`` (n_points,) rad
+        (see :func:`relative_motion`); ``stop_force`` (n_steps,) N: B_stop's force on
+        body 2 along B's axis, ``stop_moment`` (n_steps,) N m: C_stop's moment on body 3
+        about C's axis, both as each step used them (aligned with t[1:]); ``omega1``
+        (n_points,) rad/s: body 1's angular velocity about Y.
+    """
+    translation, rotation = relative_motion(res)
+    axis_b = _rotate(res.rotation("body1")[1:], AXIS_B)
+    axis_c = _rotate(res.rotation("body2")[1:], AXIS_C)
+    return {
+        "t": res.t,
+        "translation": translation,
+        "rotation": rotation,
+        "stop_force": np.einsum("ni,ni->n", res.applied_force("B_stop", body="body2"), axis_b),
+        "stop_moment": np.einsum("ni,ni->n", res.applied_torque("C_stop", body="body3"), axis_c),
+        "omega1": res.angular_velocity("body1", frame="global")[:, 1],
+    }
+
+
+def contact_intervals(t, active):
+    """[(t_start, t_end), ...] of the runs where ``active`` (bool, shape (n_points,)) holds."""
+    active = np.asarray(active, dtype=bool)
+    edges = np.flatnonzero(np.diff(np.r_[0, active.astype(int), 0]))
+    return [(t[a], t[b - 1]) for a, b in zip(edges[::2], edges[1::2])]
+
+
+def body1_angle(res):
+    """Body 1's rotation about Y from its start along X (rad, positive downwards),
+    shape (n_points,)."""
+    A1 = res.rotation("body1")
+    return np.unwrap(np.arctan2(-A1[:, 2, 0], A1[:, 0, 0]))
+
+
+def turning_points(res):
+    """(t, angle) of body 1 where its angular velocity about Y changes sign: the swing
+    amplitudes, shapes (n_turns,)."""
+    w = res.angular_velocity("body1", frame="global")[:, 1]
+    k = np.flatnonzero(np.sign(w[1:]) * np.sign(w[:-1]) < 0) + 1
+    return res.t[k], body1_angle(res)[k]

@@ -3,7 +3,8 @@ from .base import ForceElement
 from .contact_laws import (Blended, ContactLaw, Hertz, LankaraniNikravesh, LinearBushing,
                            ModifiedKelvinVoigt, Pereira, TabulatedBushing)
 from .elements import Gravity, PointForce, SpringDamper
-from .joint_stops import Bushing, RotationStop, TranslationStop
+from .bushing import Bushing
+from .joint_stops import RotationStop, TranslationStop
 from .range_of_motion import RangeOfMotionCone
 from .penalty_joints import (PenaltyCylindricalClearance, PenaltyPrismaticClearance,
                              PenaltyRevoluteClearance, PenaltySphericalClearance, penalty_version)

@@ -1,236 +1,266 @@
-"""Joint motion limits and bushings as force elements (seed 001 sections 2.3.2 and 2.5).
+"""Joint motion limits (stops) as force elements, seed 001 section 2.5, eqs. 51-53.
 
-A joint stop penalises a joint's free motion beyond a range with a contact law (eqs. 51-53):
-``TranslationStop`` along a prismatic or cylindrical joint's axis, ``RotationStop`` about a
-revolute or cylindrical joint's axis. A ``Bushing`` ties two body frames together with
-translational and rotational stiffness and damping, linear or from tabulated laws.
+An ideal joint keeps its constraint equations; its free translation or rotation is limited
+by a penalty force from a contact law once it leaves [lower, upper] (hard stops: the
+clearance part of eq. 50 with the free range as the clearance). Reconstructed from the
+seed's text, with i = parent, j = child, b_i the joint axis on the parent:
+
+- eq. 51 (translation stop): f_i = f_ad(delta, delta_dot) u, f_j = -f_i, applied at the
+  joint points, n'_k = s'_k~ A_k^T f_k;
+- eq. 52 (rotation stop): f_i = f_j = 0, n'_i = f_ar(delta, delta_dot) A_i^T b_i,
+  n'_j = -A_j^T A_i n'_i (equal and opposite moments about the axis);
+- eq. 53 (cylindrical joint): the sum of both.
+
+Here both bodies take the stop force at the child's joint point and the moment axis is the
+exact gradient of the angle (b_i when the joint holds), so each stop is exactly the
+generalised force -dV/dq of its law's potential V(delta) plus the law's damping.
 """
 from __future__ import annotations
 
 import casadi as ca
 import numpy as np
 
+from ..joints.base import check_unit
 from ..joints.ideal import Cylindrical, Prismatic, Revolute
-from ..rotations import G_matrix
 from .base import ForceElement, impact_memory
-from .contact_laws import ContactLaw, LinearBushing
-from .penalty_joints import _wrench_at, rate_of
+from .bushing import Bushing  # noqa: F401  (re-exported: nlpdyn.forces imports it from here)
 
 
-def coordinate_wrenches(states, coordinate, force):
-    """(f, n') per body of a force ``force`` acting along a scalar coordinate s(q) (virtual
-    work force * ds): f = force ds/dr, n' = force 1/2 G(p) ds/dp."""
-    out = []
-    for state in states:
-        if state.body.is_ground:
-            out.append((ca.DM.zeros(3), ca.DM.zeros(3)))
-            continue
-        out.append((force * ca.gradient(coordinate, state.r),
-                    force * 0.5 * G_matrix(state.p) @ ca.gradient(coordinate, state.p)))
-    return out
+def _number(value):
+    """float(value), or nan (reported by ``problems``) when it is not a number."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
 
 
-class _Stop(ForceElement):
-    """Two one-sided contacts on a joint coordinate s: delta_upper = s - upper,
-    delta_lower = lower - s."""
+def _law_problems(owner, law):
+    if not (callable(getattr(law, "force", None)) and callable(getattr(law, "problems", None))
+            and hasattr(law, "potential")):
+        return [(f"{owner}: law must be a contact law (force, potential, problems), "
+                 f"got {type(law).__name__}")]
+    return list(law.problems(owner))
+
+
+class _JointStop(ForceElement):
+    """Two one-sided contacts on a joint coordinate s (0 at the initial configuration):
+    delta_lower = lower - s and delta_upper = s - upper (> 0 when penetrating)."""
 
     evaluation = "implicit"
     joint_types: tuple = ()
     unit = "m"
 
     def __init__(self, joint, lower, upper, law, name=None):
-        self.joint, self.lower, self.upper, self.law = joint, float(lower), float(upper), law
+        self.joint = joint
+        self.lower, self.upper = _number(lower), _number(upper)
+        self._given = (lower, upper)
+        self.law = law
+        self.parent, self.child = joint.parent, joint.child
         self.bodies = (joint.parent, joint.child)
         self.name = name
-        self.history_size = 2 if getattr(law, "needs_impact_velocity", False) else 0
 
+    @property
+    def history_size(self) -> int:
+        """2 (impact velocity at the lower and the upper stop) for laws that need it, else 0."""
+        return 2 if getattr(self.law, "needs_impact_velocity", False) else 0
+
+    # ------------------------------------------------------------------ validation
     def problems(self):
         out = super().problems()
         if not isinstance(self.joint, self.joint_types):
-            out.append(f"{self.label}: needs a {' or '.join(t.__name__ for t in self.joint_types)} "
-                       f"joint, got {type(self.joint).__name__}")
-            return out
-        if not self.lower < self.upper:
+            names = " or ".join(t.__name__ for t in self.joint_types)
+            out.append(f"{self.label}: needs a {names} joint, got {type(self.joint).__name__}")
+        else:
+            out += check_unit(self.joint.axis, "the joint's axis", self.label) \
+                if self.joint.axis is not None else [f"{self.label}: the joint has no axis"]
+        if not (np.isfinite(self.lower) and np.isfinite(self.upper)):
+            out.append(f"{self.label}: lower and upper must be finite numbers, got "
+                       f"{self._given[0]!r} and {self._given[1]!r}")
+        elif not self.lower < self.upper:
             out.append(f"{self.label}: lower ({self.lower}) must be < upper ({self.upper})")
         elif not self.lower <= 0 <= self.upper:
             out.append(f"{self.label}: the initial configuration (0 {self.unit}) must lie in "
-                       f"[lower, upper] = [{self.lower}, {self.upper}]")
-        if not isinstance(self.law, ContactLaw):
-            out.append(f"{self.label}: law must be a ContactLaw, got {type(self.law).__name__}")
-        else:
-            out += self.law.problems(self.label)
+                       f"[lower, upper] = [{self.lower}, {self.upper}]; the coordinate is "
+                       "measured from it")
+        out += _law_problems(self.label, self.law)
         return out
 
+    # ------------------------------------------------------------------ coordinate
     def coordinate(self, states):
+        """The joint coordinate s (m or rad), CasADi scalar."""
+        raise NotImplementedError
+
+    def _rate_and_direction(self, states):
+        """(ds/dt, action): ds/dt and, for a generalised force F along s, the (force, moment,
+        point) applied to the child, global (the parent takes the opposite)."""
         raise NotImplementedError
 
     def penetrations(self, states):
-        """[delta_lower, delta_upper], CasADi column (negative inside the range)."""
+        """[lower - s, s - upper], CasADi column (2, 1); > 0 beyond a stop."""
         s = self.coordinate(states)
         return ca.vertcat(self.lower - s, s - self.upper)
 
-    def stop_forces(self, states, history=None):
-        """[lower stop, upper stop] forces (N) or moments (N m), CasADi column."""
-        delta = self.penetrations(states)
-        rate = rate_of(delta, states)
-        v = [history[k] if self.history_size else 0.0 for k in range(2)]
-        return ca.vertcat(*[self.law.force(delta[k], rate[k], v[k]) for k in range(2)])
+    def penetration_rates(self, states):
+        """d/dt of :meth:`penetrations`, CasADi column (2, 1)."""
+        rate = self._rate_and_direction(states)[0]
+        return ca.vertcat(-rate, rate)
 
-    def generalized_force(self, states, history):
-        """Force (moment) along the joint coordinate on the child: lower stop pushes +."""
+    def stop_forces(self, states, history=None):
+        """[lower, upper] stop force (N) or moment (N m) magnitudes >= 0, CasADi column (2, 1).
+
+        ``history``: the impact velocities [lower, upper] (only for laws that need them)."""
+        delta, rate = self.penetrations(states), self.penetration_rates(states)
+        if history is None:
+            history = ca.DM.zeros(2)
+        out = []
+        for k in range(2):
+            if self.history_size:
+                f = self.law.force(delta[k], rate[k], history[k])
+            else:
+                f = self.law.force(delta[k], rate[k])
+            out.append(ca.if_else(delta[k] > 0, ca.fmax(f, 0), 0))
+        return ca.vertcat(*out)
+
+    def generalized_force(self, states, history=None):
+        """F = f_lower - f_upper: the load along +s on the child (N or N m)."""
         f = self.stop_forces(states, history)
         return f[0] - f[1]
 
+    # ------------------------------------------------------------------ ForceElement
     def wrenches(self, states, t, history=None):
-        """F ds/dq with F the stop force along the joint coordinate s, per body (minus the
-        gradient of the law's potential when the law is elastic)."""
-        return coordinate_wrenches(states, self.coordinate(states),
-                                   self.generalized_force(states, history))
+        F = self.generalized_force(states, history)
+        _, (force, moment, x) = self._rate_and_direction(states)
+        out = []
+        for state, sign in zip(states, (-1.0, 1.0)):
+            if state.body.is_ground:
+                out.append((ca.DM.zeros(3), ca.DM.zeros(3)))
+                continue
+            f = sign * F * force
+            n = ca.cross(state.A.T @ (x - state.r), state.A.T @ f) + state.A.T @ (sign * F * moment)
+            out.append((f, n))
+        return out
+
+    def initial_history(self):
+        return np.zeros(self.history_size)
 
     def next_history(self, states, t, history):
-        delta = self.penetrations(states)
-        rate = rate_of(delta, states)
+        delta, rate = self.penetrations(states), self.penetration_rates(states)
         return ca.vertcat(*[impact_memory(delta[k], rate[k], history[k]) for k in range(2)])
 
     def potential_energy(self, states, t):
+        """sum over both stops of law.potential(delta) while penetrating (None if the law
+        has no potential)."""
         delta = self.penetrations(states)
         terms = [self.law.potential(delta[k]) for k in range(2)]
-        return None if any(x is None for x in terms) else terms[0] + terms[1]
+        if any(V is None for V in terms):
+            return None
+        return sum((ca.if_else(delta[k] > 0, terms[k], 0) for k in range(2)), ca.DM(0))
 
 
-class TranslationStop(_Stop):
-    """Limits on the translation of a Prismatic or Cylindrical joint along its axis:
-    s = (child's joint point - parent's joint point) . axis (0 initially) in [lower, upper];
-    beyond, ``law`` pushes back along the axis at the child's joint point (eq. 51)."""
+class TranslationStop(_JointStop):
+    """Limits on the translation of a Prismatic or Cylindrical joint along its axis (eq. 51).
+
+    s = (x_c - x_p) . a_p, with x_p, x_c the parent's and the child's material points that
+    start at the joint point and a_p the joint axis carried by the parent (s = 0 in the
+    initial configuration). Beyond [lower, upper] the law's force f(delta, delta_dot) acts
+    along a_p at x_c: on the child towards the range, on the parent the reaction.
+
+    Parameters
+    ----------
+    joint : Prismatic or Cylindrical
+    lower, upper : float
+        Stop positions (m), lower < 0 < upper (or = 0: touching initially).
+    law : ContactLaw
+        Normal force law of the penetration (Hertz, LankaraniNikravesh, ModifiedKelvinVoigt,
+        ...). Laws that need the impact velocity get it from the element's memory (one per
+        stop, kept by ``impact_memory``).
+    name : str, optional
+
+    Example
+    -------
+    >>> import nlpdyn as nd
+    >>> s = nd.System(gravity=(0, 0, 0))
+    >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3), velocity=(1, 0, 0))
+    >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+    >>> stop = s.add_force(TranslationStop(slide, -0.01, 0.001, nd.Hertz(1e6), name="stop"))
+    >>> res = nd.simulate(s, 0.02, h=1e-4, progress=False)
+    >>> x = res.position("slider")[:, 0]
+    >>> print(f"{1e3 * (x.max() - 0.001):.1f} mm in, leaves at {res.velocity('slider')[-1, 0]:.2f} m/s")
+    4.3 mm in, leaves at -0.96 m/s
+    """
 
     kind = "translation stop"
     joint_types = (Prismatic, Cylindrical)
 
-    def coordinate(self, states):
+    def displacement(self, states):
+        """s (m), CasADi scalar."""
         sp, sc = states
+        return ca.dot(sc.point(self.joint.point) - sp.point(self.joint.point),
+                      sp.vector(self.joint.axis))
+
+    coordinate = displacement
+
+    def _rate_and_direction(self, states):
+        sp, sc = states
+        xp, xc = sp.point(self.joint.point), sc.point(self.joint.point)
         a = sp.vector(self.joint.axis)
-        return ca.dot(sc.point(self.joint.point) - sp.point(self.joint.point), a)
+        wp, wc = sp.A @ sp.w, sc.A @ sc.w
+        vp = sp.rdot + ca.cross(wp, xp - sp.r)          # parent's point x_p
+        vc = sc.rdot + ca.cross(wc, xc - sc.r)          # child's point x_c
+        # d/dt ((x_c - x_p) . a_p), a_p turning with the parent
+        rate = ca.dot(vc - vp - ca.cross(wp, xc - xp), a)
+        return rate, (a, ca.DM.zeros(3), xc)
 
 
-class RotationStop(_Stop):
-    """Limits on the rotation of a Revolute or Cylindrical joint about its axis (rad):
-    theta = atan2(g_p . f_c, f_p . f_c) with (f, g, axis) the joint's triad (0 initially, exact
-    in (-pi, pi)); beyond [lower, upper] ``law`` (N m per rad) applies a moment about the axis
-    (eq. 52)."""
+class RotationStop(_JointStop):
+    """Limits on the rotation of a Revolute or Cylindrical joint about its axis (eq. 52).
+
+    theta = atan2(g_p . f_c, f_p . f_c) with (f, g, axis) the joint's orthonormal triad,
+    f_p, g_p carried by the parent and f_c by the child: 0 in the initial configuration,
+    positive for a right-handed rotation of the child about the axis, exact in (-pi, pi)
+    (and along the joint's whole motion, not only near the stops). Beyond [lower, upper]
+    the law (moment per radian of penetration, N m) acts as equal and opposite moments
+    about n = f_c x (x g_p - y f_p) / (x^2 + y^2), x = f_p . f_c, y = g_p . f_c, which is
+    the joint axis while the joint holds and in general d theta = (w_c - w_p) . n dt.
+
+    Parameters
+    ----------
+    joint : Revolute or Cylindrical
+    lower, upper : float
+        Stop angles (rad), -pi < lower <= 0 <= upper < pi.
+    law : ContactLaw
+        As for :class:`TranslationStop`, with delta in rad and delta_dot in rad/s.
+    name : str, optional
+    """
 
     kind = "rotation stop"
     joint_types = (Revolute, Cylindrical)
     unit = "rad"
 
-    def coordinate(self, states):
+    def _xy(self, states):
         sp, sc = states
         f, g, _ = self.joint._frames()
-        fc = sc.vector(f)
-        return ca.atan2(ca.dot(sp.vector(g), fc), ca.dot(sp.vector(f), fc))
+        fp, gp, fc = sp.vector(f), sp.vector(g), sc.vector(f)
+        return ca.dot(fp, fc), ca.dot(gp, fc), fp, gp, fc
+
+    def angle(self, states):
+        """theta (rad), CasADi scalar."""
+        x, y, *_ = self._xy(states)
+        return ca.atan2(y, x)
+
+    coordinate = angle
+
+    def _rate_and_direction(self, states):
+        sp, sc = states
+        x, y, fp, gp, fc = self._xy(states)
+        n = ca.cross(fc, x * gp - y * fp) / (x**2 + y**2)
+        rate = ca.dot(sc.A @ sc.w - sp.A @ sp.w, n)
+        return rate, (ca.DM.zeros(3), n, sc.r)
 
     def problems(self):
         out = super().problems()
-        if self.lower <= -np.pi or self.upper >= np.pi:
+        if np.isfinite(self.lower) and np.isfinite(self.upper) and \
+                (self.lower <= -np.pi or self.upper >= np.pi):
             out.append(f"{self.label}: limits must lie in (-pi, pi) rad, got "
                        f"[{self.lower}, {self.upper}]")
         return out
-
-
-class Bushing(ForceElement):
-    """Translational and rotational spring-damper between two body frames at ``point``.
-
-    The bushing frame (``axes``: rows are its unit axes in the global frame at the initial
-    configuration; default the global axes) is fixed on ``parent``; the child carries a copy.
-    Relative translation u (child point - parent point, in the bushing frame) and relative
-    rotation theta (the rotation vector of the child frame in the parent frame) are resisted
-    per axis by f_i = -F_i(u_i, du_i/dt) and m_i = -M_i(theta_i, dtheta_i/dt).
-
-    ``stiffness``, ``damping`` (N/m, N s/m) and ``rotational_stiffness``,
-    ``rotational_damping`` (N m/rad, N m s/rad): scalars or 3-vectors for a linear bushing.
-    ``laws`` / ``rotational_laws``: three ContactLaw objects (e.g. TabulatedBushing) instead,
-    for a nonlinear one. The elastic part comes from the potential (exactly conservative,
-    the moments by differentiating it with respect to the rotations); damping is added.
-    """
-
-    kind = "bushing"
-
-    def __init__(self, parent, child, point, stiffness=0.0, damping=0.0, rotational_stiffness=0.0,
-                 rotational_damping=0.0, axes=None, laws=None, rotational_laws=None, name=None):
-        self.bodies = (parent, child)
-        self.parent, self.child = parent, child
-        self.point = np.asarray(point, dtype=float).reshape(-1)
-        self.axes = np.eye(3) if axes is None else np.asarray(axes, dtype=float)
-        self.name = name
-        self.laws = tuple(laws) if laws is not None else tuple(
-            LinearBushing(k, c) for k, c in zip(np.broadcast_to(stiffness, 3),
-                                                np.broadcast_to(damping, 3)))
-        self.rotational_laws = tuple(rotational_laws) if rotational_laws is not None else tuple(
-            LinearBushing(k, c) for k, c in zip(np.broadcast_to(rotational_stiffness, 3),
-                                                np.broadcast_to(rotational_damping, 3)))
-
-    def problems(self):
-        out = super().problems()
-        if self.point.shape != (3,) or not np.all(np.isfinite(self.point)):
-            out.append(f"{self.label}: point must be 3 finite numbers")
-        if self.axes.shape != (3, 3) or not np.allclose(self.axes @ self.axes.T, np.eye(3), atol=1e-9) \
-                or np.linalg.det(self.axes) < 0:
-            out.append(f"{self.label}: axes must be 3 orthonormal right-handed rows")
-        for group in (self.laws, self.rotational_laws):
-            if len(group) != 3 or not all(isinstance(law, ContactLaw) for law in group):
-                out.append(f"{self.label}: give 3 laws (ContactLaw) per group")
-            else:
-                for law in group:
-                    out += law.problems(self.label)
-        return out
-
-    def _frame(self, state):
-        """Bushing axes (columns) in the global frame, carried by the body."""
-        return ca.horzcat(*[state.vector(row) for row in self.axes])
-
-    def relative_motion(self, states):
-        """(u, theta): relative translation (m) and rotation vector (rad), bushing frame."""
-        sp, sc = states
-        Fp, Fc = self._frame(sp), self._frame(sc)
-        u = Fp.T @ (sc.point(self.point) - sp.point(self.point))
-        R = Fp.T @ Fc
-        skew = 0.5 * ca.vertcat(R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1])
-        s = ca.norm_2(skew)
-        c = 0.5 * (ca.trace(R) - 1)
-        angle = ca.atan2(s, c)
-        # theta = angle * axis; sinc-safe (angle / sin(angle) -> 1 at 0)
-        scale = ca.if_else(s > 1e-8, angle / ca.fmax(s, 1e-300), 1 + s**2 / 6)
-        return u, scale * skew
-
-    def potential_energy(self, states, t):
-        u, theta = self.relative_motion(states)
-        terms = [law.potential(u[i]) for i, law in enumerate(self.laws)] + \
-            [law.potential(theta[i]) for i, law in enumerate(self.rotational_laws)]
-        return None if any(x is None for x in terms) else sum(terms, ca.SX(0))
-
-    def wrenches(self, states, t, history=None):
-        sp, sc = states
-        u, theta = self.relative_motion(states)
-        du, dtheta = rate_of(u, states), rate_of(theta, states)
-        V = self.potential_energy(states, t)
-        out = []
-        for state in (sp, sc):
-            if state.body.is_ground:
-                out.append((ca.DM.zeros(3), ca.DM.zeros(3)))
-                continue
-            if V is None:
-                out.append((ca.SX.zeros(3), ca.SX.zeros(3)))
-            else:   # generalised force -dV/dq mapped to (f, n'): n' = -1/2 G(p) dV/dp
-                out.append((-ca.gradient(V, state.r), -0.5 * G_matrix(state.p) @ ca.gradient(V, state.p)))
-        # damping (and the whole law where it has no potential) at the bushing point
-        elastic = V is not None
-        f_local = ca.vertcat(*[law.force(u[i], du[i]) - (law.force(u[i], 0) if elastic else 0)
-                               for i, law in enumerate(self.laws)])
-        m_local = ca.vertcat(*[law.force(theta[i], dtheta[i]) - (law.force(theta[i], 0) if elastic else 0)
-                               for i, law in enumerate(self.rotational_laws)])
-        Fp = self._frame(sp)
-        force, moment = -Fp @ f_local, -Fp @ m_local        # on the child
-        x = sc.point(self.point)
-        fc, nc = _wrench_at(sc, x, force)
-        fp, np_ = _wrench_at(sp, x, -force)
-        (fp0, np0), (fc0, nc0) = out
-        return [(fp0 + fp, np0 + np_ - sp.A.T @ moment), (fc0 + fc, nc0 + nc + sc.A.T @ moment)]
