@@ -1,23 +1,60 @@
 """Range-of-motion cone of a joint with rotational freedom (seed 000, section 3).
 
-A joint frame (xi, eta, zeta = xi x eta) is fixed on the reference body; a unit vector u_r is
-fixed on the moving body. In the joint frame u_r has a longitude psi = atan2(u_eta, u_xi) in
-[0, 2 pi) and a latitude sigma = angle from zeta (eqs. 6-7). The cone allows latitudes up to
-sigma_max(psi), given at a few longitudes and interpolated by quarter ellipses (eqs. 8-14) or
-a periodic cubic spline (eqs. 15-19). Beyond it, a motion-restricting moment (eq. 32) grows
-with a cubic step over delta_sigma to max_moment, along u_r x n with n the cone's normal at
-the point B of the cone closest to u_r (eqs. 20-31); a viscous moment -j (w_moving -
-w_reference) (eq. 34) dissipates. Both act on the moving body and, reversed, on the
-reference body.
+The joint frame (xi, eta, zeta = xi x eta, eq. 4) is fixed on the reference body; the unit
+vector u_r is fixed on the moving body. In the joint frame (components u'') u_r has
 
-Two choices differ from the seed's text, both stated where they are made:
-- the spline interpolates sigma_max as a periodic function of the longitude (same knots and
-  spline family), rather than the polar curve's x and y against its arc length, which needs a
-  Newton solve for the arc length at every evaluation;
-- B is found from eq. 31 with G eliminated in closed form (for a unit generator c(psi),
-  G = c . u_r), which leaves one equation, c'(psi) . u_r = 0, solved by a fixed number of
-  Newton steps from psi_A inside the expression graph (so the element stays a closed CasADi
-  expression that the stepper can evaluate at either end of a step).
+- the longitude psi = atan2(u''_eta, u''_xi), taken in [0, 2 pi) (eq. 6), and
+- the latitude sigma = arccos(u''_zeta) in [0, pi] (eq. 7): the polar angle of u_r from the
+  cone axis zeta. zeta is the pole (sigma = 0: u_r along the axis); sigma = pi/2 puts u_r in
+  the xi-eta plane, and latitudes above pi/2 (CASES.md #7 allows 100 deg) are past it.
+
+The cone allows sigma <= sigma_max(psi); sigma_max is given at a few longitudes and
+interpolated (section 3.1.3):
+
+- "ellipse" (eqs. 8-14): in the polar chart x = sigma cos psi, y = sigma sin psi the boundary
+  is a quarter ellipse per quadrant, semi-axes a1 = sigma_max(0), b1 = sigma_max(pi/2),
+  a2 = sigma_max(pi), b2 = sigma_max(3 pi/2), chosen by eq. 14 ([0, 90): a1 b1, [90, 180):
+  a2 b1, [180, 270): a2 b2, [270, 360]: a1 b2). Eq. 13 simplifies to
+  sigma_max = a b / sqrt(b^2 cos^2 psi + a^2 sin^2 psi) (no tan, no singularity at 90 deg).
+- "spline" (eqs. 15-19): a periodic cubic spline. The seed splines the polar curve's x and y
+  against its arc length l and finds l for a given psi by Newton (eq. 19); here sigma_max is
+  splined directly as a periodic function of psi through the same points (scipy's
+  CubicSpline, bc_type="periodic": value, slope and curvature continuous at 0 = 2 pi). Same
+  knots and values, a closed-form SX expression, no inner solve; the two boundaries differ
+  between the knots (problems/rom_pendulum.py measures by how much for CASES.md #7).
+
+Closest cone point B (eqs. 20-31). The surface is r_B = G c(psi) with the unit generator
+c(psi) = (cos psi sin s, sin psi sin s, cos s), s = sigma_max(psi) (eq. 22). With
+d = r_B - u'' the minimum-distance conditions of eq. 31 are d . t_G = 0 and d . t_psi = 0 with
+t_G = c, t_psi = G c'. As |c| = 1 (so c . c' = 0) they reduce to G = c . u'' and
+c'(psi) . u'' = 0: B lies on the generator at the smallest angle from u_r. psi_B maximises
+c(psi) . u'': the best of a fixed grid of generators, then safeguarded Newton steps, all
+inside the expression graph. n = t_G x t_psi / |.| (eq. 29) is the cone's normal at B; it
+points into the cone.
+
+kappa, the penetration, is the angle between u_r and the cone surface, i.e. between u_r
+and c(psi_B), and 0 inside the cone (sigma_A <= sigma_max(psi_A), the test of eq. 32). The
+seed's eq. 33 measures it instead as the distance of A and B in the polar chart,
+sqrt(sigma_A^2 + sigma_B^2 - 2 sigma_A sigma_B cos(psi_A - psi_B)); the two agree for a
+regular cone (psi_A = psi_B) and to first order near the surface of any cone.
+
+Motion-restricting moment (eq. 32), on the moving body:
+    m_mr = m_p (3 x^2 - 2 x^3) e,  x = min(kappa / delta_sigma, 1),  e = c_B x n.
+The seed writes the direction u_r~ n. B being the closest point, u_r lies in the plane of c_B
+and n, u_r = cos(kappa) c_B - sin(kappa) n, so u_r x n = cos(kappa) e: the same direction,
+but of length cos(kappa). e is its normalised form (defined also at kappa = 90 deg, where
+u_r x n vanishes), so that m_p is the moment reached at kappa = delta_sigma (the seed's
+Fig. 13). e is perpendicular to u_r (no moment about the moving body's axis) and, kappa
+being the angle to the nearest generator, e = -d kappa / d theta (theta: a small rotation of
+the moving body; envelope theorem, B moves only to second order). So m_mr = -dV/d theta
+exactly, with the stored energy
+    V = m_p delta_sigma (x^3 - x^4 / 2)                 (kappa <= delta_sigma)
+    V = m_p (delta_sigma / 2 + kappa - delta_sigma)     (beyond),
+and the elastic cone is conservative (the seed's claim for its "improved methodology").
+
+Dissipative moment (eqs. 34-35): m_d = -j (w_moving - w_reference), global angular
+velocities, always active (step 2 of the seed's flowchart). Both moments act on the moving
+body and, reversed, on the reference body (the action-reaction pair of section 3.3).
 """
 from __future__ import annotations
 
@@ -26,11 +63,13 @@ import numpy as np
 from scipy.interpolate import CubicSpline
 
 from ..joints.base import check_unit
-from .base import ForceElement
+from .base import ForceElement, moment_wrench
 
 TWO_PI = 2 * np.pi
-NEWTON_STEPS = 8
 INTERPOLATIONS = ("spline", "ellipse")
+GRID_POINTS = 120          # generators sampled to start the closest-point search (3 deg apart)
+NEWTON_STEPS = 8           # safeguarded Newton steps from the best grid generator
+PERPENDICULAR_TOL = 1e-9
 
 
 class RangeOfMotionCone(ForceElement):
@@ -39,224 +78,309 @@ class RangeOfMotionCone(ForceElement):
     Parameters
     ----------
     reference, moving : RigidBody
-        The body carrying the joint frame and the body whose motion is limited.
-    xi_axis, eta_axis : array_like (3,)
-        The joint frame's xi and eta axes (unit, perpendicular), global frame at the initial
-        configuration; fixed on ``reference``. zeta = xi x eta is the cone's axis.
-    moving_axis : array_like (3,)
+        The body carrying the joint frame (may be the ground) and the body whose motion is
+        limited.
+    xi_axis, eta_axis : array_like, shape (3,)
+        Unit, perpendicular axes xi and eta of the joint frame, global frame at the initial
+        configuration; fixed on ``reference``. zeta = xi x eta is the cone's axis, the pole
+        of the latitude.
+    moving_axis : array_like, shape (3,)
         u_r, unit, global at the initial configuration; fixed on ``moving``.
-    longitudes, max_latitudes : array_like (n,)
-        Maximum latitude (rad) at each longitude (rad); longitudes strictly increasing from
-        0 to 2 pi, the values at 0 and 2 pi equal. ``interpolation="ellipse"`` needs exactly
-        the five quadrant longitudes 0, pi/2, pi, 3 pi/2, 2 pi.
+    longitudes, max_latitudes : array_like, shape (n,)
+        Maximum latitude sigma_max (rad, in (0, pi)) at each longitude (rad). Longitudes
+        increase strictly from 0 to 2 pi; the values at 0 and 2 pi are equal.
+        ``interpolation="ellipse"`` needs exactly the five quadrant longitudes
+        0, pi/2, pi, 3 pi/2, 2 pi.
     delta_sigma : float
-        Angle (rad) over which the restricting moment rises from 0 to ``max_moment``.
+        Angle (rad) over which the restricting moment rises from 0 to ``max_moment`` (> 0).
     max_moment : float
-        m_p (N m).
+        m_p (N m, >= 0).
     damping : float
-        j (N m s): the dissipative moment -j (w_moving - w_reference), always active.
-    interpolation : "spline" or "ellipse"
+        j (N m s, >= 0): the dissipative moment -j (w_moving - w_reference).
+    interpolation : {"spline", "ellipse"}
+        Periodic cubic spline of sigma_max in the longitude, or quarter ellipses.
+    name : str, optional
+
+    Notes
+    -----
+    See the module docstring for the equations. ``potential_energy`` is the exact potential
+    of the restricting moment; ``res.energy`` includes it.
 
     Example
     -------
     >>> import numpy as np, nlpdyn as nd
+    >>> from nlpdyn.forces.range_of_motion import RangeOfMotionCone
     >>> s = nd.System(gravity=(0, 0, -9.81))
     >>> bar = s.add_body("bar", 8.5, (1e-3, 0.14, 0.14), position=(0, -0.225, 0))
     >>> _ = s.add_joint(nd.Spherical(s.ground, bar, point=(0, 0, 0)))
-    >>> cone = s.add_force(nd.RangeOfMotionCone(
-    ...     s.ground, bar, (1, 0, 0), (0, 0, 1), (0, -1, 0), np.radians([0, 90, 180, 270, 360]),
-    ...     np.radians([30, 30, 30, 30, 30]), np.radians(10), 200.0, 1.0))
+    >>> cone = s.add_force(RangeOfMotionCone(
+    ...     s.ground, bar, (1, 0, 0), (0, -1, 0), (0, -1, 0),
+    ...     np.radians([0, 90, 180, 270, 360]), np.radians([30, 30, 30, 30, 30]),
+    ...     np.radians(10), 200.0, 1.0, name="cone"))
+    >>> lat, lon = cone.latitude_longitude(np.eye(3), np.eye(3))
+    >>> float(np.degrees(lat[0])), float(cone.max_latitude(0.3))
+    (90.0, 0.5235987755982988)
     """
 
     kind = "range-of-motion cone"
-    # Measured on CASES.md #7 at h = 1e-3 (benchmarks/explicit_vs_implicit.py): explicit
-    # is stable and keeps the energy with j = 0; implicit loses 4.1 J of 3.3 J swing energy
+    # Measured on CASES.md #7 (benchmarks/explicit_vs_implicit.py, README): evaluated at the
+    # start of the step the cone is stable at the case's step sizes and its elastic energy
+    # comes back; the end-of-step evaluation takes energy out of the j = 0 run.
     evaluation = "explicit"
 
     def __init__(self, reference, moving, xi_axis, eta_axis, moving_axis, longitudes,
                  max_latitudes, delta_sigma, max_moment, damping, interpolation="spline",
                  name=None):
-        self.bodies = (reference, moving)
         self.reference, self.moving = reference, moving
+        self.bodies = (reference, moving)
         self.xi_axis = np.asarray(xi_axis, dtype=float).reshape(-1)
         self.eta_axis = np.asarray(eta_axis, dtype=float).reshape(-1)
         self.moving_axis = np.asarray(moving_axis, dtype=float).reshape(-1)
         self.longitudes = np.asarray(longitudes, dtype=float).reshape(-1)
         self.max_latitudes = np.asarray(max_latitudes, dtype=float).reshape(-1)
-        self.delta_sigma, self.max_moment = float(delta_sigma), float(max_moment)
+        self.delta_sigma = float(delta_sigma)
+        self.max_moment = float(max_moment)
         self.damping = float(damping)
         self.interpolation = interpolation
         self.name = name
-        self._spline = None
+        self._cache = {}
 
     # ------------------------------------------------------------------ validation
     def problems(self):
         out = super().problems()
+        unit = []
         for label, vec in (("xi_axis", self.xi_axis), ("eta_axis", self.eta_axis),
                            ("moving_axis", self.moving_axis)):
-            out += check_unit(vec, label, self.label)
-        if not out and abs(self.xi_axis @ self.eta_axis) > 1e-9:
-            out.append(f"{self.label}: xi_axis and eta_axis must be perpendicular")
+            unit += check_unit(vec, label, self.label)
+        out += unit
+        if not unit and abs(self.xi_axis @ self.eta_axis) > PERPENDICULAR_TOL:
+            out.append(f"{self.label}: xi_axis and eta_axis must be perpendicular, "
+                       f"xi . eta = {self.xi_axis @ self.eta_axis:.3g}")
+        out += self._cone_problems()
+        for label, value, ok, rule in (
+                ("delta_sigma", self.delta_sigma, self.delta_sigma > 0, "> 0"),
+                ("max_moment", self.max_moment, self.max_moment >= 0, ">= 0"),
+                ("damping", self.damping, self.damping >= 0, ">= 0")):
+            if not (np.isfinite(value) and ok):
+                out.append(f"{self.label}: {label} must be finite and {rule}, got {value}")
+        return out
+
+    def _cone_problems(self):
+        out = []
         psi, sig = self.longitudes, self.max_latitudes
-        if psi.shape != sig.shape or psi.size < 2:
-            out.append(f"{self.label}: longitudes and max_latitudes must have the same length >= 2")
-            return out
-        if abs(psi[0]) > 1e-12 or abs(psi[-1] - TWO_PI) > 1e-9 or np.any(np.diff(psi) <= 0):
-            out.append(f"{self.label}: longitudes must increase strictly from 0 to 2 pi rad")
-        if np.any(sig <= 0) or np.any(sig >= np.pi):
-            out.append(f"{self.label}: max_latitudes must lie in (0, pi) rad")
-        if abs(sig[0] - sig[-1]) > 1e-12:
-            out.append(f"{self.label}: the max latitude at 0 and 2 pi must be equal "
-                       f"({sig[0]} != {sig[-1]})")
         if self.interpolation not in INTERPOLATIONS:
             out.append(f"{self.label}: interpolation must be one of {INTERPOLATIONS}, "
                        f"got {self.interpolation!r}")
-        elif self.interpolation == "ellipse" and (
-                psi.size != 5 or not np.allclose(psi, np.arange(5) * np.pi / 2, atol=1e-9)):
-            out.append(f"{self.label}: interpolation 'ellipse' needs the five quadrant "
-                       "longitudes 0, pi/2, pi, 3 pi/2, 2 pi")
-        if not self.delta_sigma > 0:
-            out.append(f"{self.label}: delta_sigma must be > 0, got {self.delta_sigma}")
-        if not self.max_moment >= 0:
-            out.append(f"{self.label}: max_moment must be >= 0, got {self.max_moment}")
-        if not self.damping >= 0:
-            out.append(f"{self.label}: damping must be >= 0, got {self.damping}")
+        if psi.size != sig.size or psi.size < 2:
+            out.append(f"{self.label}: longitudes and max_latitudes must have the same length "
+                       f">= 2, got {psi.size} and {sig.size}")
+            return out
+        if not (np.all(np.isfinite(psi)) and np.all(np.isfinite(sig))):
+            out.append(f"{self.label}: longitudes and max_latitudes must be finite")
+            return out
+        if np.any(np.diff(psi) <= 0) or abs(psi[0]) > 1e-12 or abs(psi[-1] - TWO_PI) > 1e-9:
+            out.append(f"{self.label}: longitudes must increase strictly from 0 to 2 pi rad "
+                       f"(exactly one turn), got {np.round(psi, 6).tolist()}")
+        if np.any(sig <= 0) or np.any(sig >= np.pi):
+            out.append(f"{self.label}: max_latitudes must lie in (0, pi) rad, got "
+                       f"{np.round(sig, 6).tolist()}")
+        if sig[0] != sig[-1]:
+            out.append(f"{self.label}: the max latitude at 0 and at 2 pi must be the same "
+                       f"(the cone closes), got {sig[0]!r} and {sig[-1]!r}")
+        if self.interpolation == "ellipse" and (
+                psi.size != 5 or not np.allclose(psi, np.arange(5) * np.pi / 2, rtol=0, atol=1e-9)):
+            out.append(f"{self.label}: interpolation 'ellipse' needs exactly the five quadrant "
+                       "longitudes 0, pi/2, pi, 3 pi/2, 2 pi (use 'spline' for others)")
         return out
 
-    # ------------------------------------------------------------------ the cone
-    def _cubic_spline(self):
-        if self._spline is None:
-            self._spline = CubicSpline(self.longitudes, self.max_latitudes, bc_type="periodic")
-        return self._spline
+    def _require_valid_cone(self):
+        problems = self._cone_problems()
+        if problems:
+            raise ValueError("; ".join(problems))
 
-    def max_latitude(self, psi):
-        """sigma_max at longitude ``psi`` (rad; any real value, taken modulo 2 pi); works on
-        numpy arrays and CasADi expressions."""
-        if isinstance(psi, (ca.SX, ca.MX, ca.DM)):
-            return self._max_latitude_casadi(_wrap(psi))
-        psi = np.mod(np.asarray(psi, dtype=float), TWO_PI)
+    # ------------------------------------------------------------------ the cone
+    def _spline(self):
+        if "spline" not in self._cache:
+            self._require_valid_cone()
+            self._cache["spline"] = CubicSpline(self.longitudes, self.max_latitudes,
+                                                bc_type="periodic")
+        return self._cache["spline"]
+
+    def _semi_axes(self):
+        s = self.max_latitudes
+        return s[0], s[1], s[2], s[3]          # a1 (0), b1 (90), a2 (180), b2 (270 deg)
+
+    def max_latitude(self, longitude):
+        """sigma_max (rad) at ``longitude`` (rad, any real value: taken modulo 2 pi).
+
+        numpy arrays give numpy arrays of the same shape; CasADi expressions give the
+        expression (a piecewise cubic or the quarter ellipses)."""
+        if isinstance(longitude, (ca.SX, ca.MX)):
+            return self._max_latitude_casadi(_wrap(longitude))
+        self._require_valid_cone()
+        psi = np.mod(np.asarray(longitude, dtype=float), TWO_PI)
         if self.interpolation == "spline":
-            return self._cubic_spline()(psi)
+            return self._spline()(psi)
         a1, b1, a2, b2 = self._semi_axes()
         a = np.where((psi < np.pi / 2) | (psi >= 1.5 * np.pi), a1, a2)
         b = np.where(psi < np.pi, b1, b2)
         return a * b / np.sqrt(b**2 * np.cos(psi) ** 2 + a**2 * np.sin(psi) ** 2)
 
-    def _semi_axes(self):
-        s = self.max_latitudes
-        return s[0], s[1], s[2], s[3]     # a1 (0), b1 (90), a2 (180), b2 (270 deg)
-
     def _max_latitude_casadi(self, psi):
+        """sigma_max of a longitude already in [0, 2 pi)."""
+        self._require_valid_cone()
         if self.interpolation == "ellipse":
             a1, b1, a2, b2 = self._semi_axes()
             a = ca.if_else(ca.logic_or(psi < np.pi / 2, psi >= 1.5 * np.pi), a1, a2)
             b = ca.if_else(psi < np.pi, b1, b2)
-            # eq. 13 written without tan: sigma = a b / sqrt(b^2 cos^2 + a^2 sin^2)
             return a * b / ca.sqrt(b**2 * ca.cos(psi) ** 2 + a**2 * ca.sin(psi) ** 2)
-        sp = self._cubic_spline()
-        knots, coeffs = sp.x, sp.c          # coeffs[m, k]: power 3 - m on interval k
+        sp = self._spline()
+        knots, coeffs = sp.x, sp.c              # coeffs[m, k]: power 3 - m on [knots[k], knots[k+1])
         value = 0
         for k in range(len(knots) - 1):
             d = psi - knots[k]
             piece = ((coeffs[0, k] * d + coeffs[1, k]) * d + coeffs[2, k]) * d + coeffs[3, k]
-            inside = ca.logic_and(psi >= knots[k], psi < knots[k + 1]) if k < len(knots) - 2 \
-                else psi >= knots[k]
-            value = ca.if_else(inside, piece, value)
+            value = piece if k == 0 else ca.if_else(psi >= knots[k], piece, value)
         return value
 
-    def _generator(self, psi):
-        """Unit generator c(psi) of the cone surface in the joint frame (eq. 22 with G = 1)."""
-        s = self._max_latitude_casadi(_wrap(psi))
-        return ca.vertcat(ca.cos(psi) * ca.sin(s), ca.sin(psi) * ca.sin(s), ca.cos(s))
+    def _generator(self):
+        """Function psi -> (c, c', c''): the unit generator of the cone surface at longitude
+        psi in the joint frame (eq. 22 with G = 1) and its derivatives (t_psi = G c')."""
+        if "generator" not in self._cache:
+            psi = ca.SX.sym("psi")
+            s = self._max_latitude_casadi(_wrap(psi))
+            c = ca.vertcat(ca.cos(psi) * ca.sin(s), ca.sin(psi) * ca.sin(s), ca.cos(s))
+            dc = ca.jacobian(c, psi)
+            d2c = ca.jacobian(dc, psi)
+            f = ca.Function("rom_generator", [psi], [c, dc, d2c], ["psi"], ["c", "dc", "d2c"])
+            assert not f.has_free()
+            self._cache["generator"] = f
+        return self._cache["generator"]
 
     def closest_point(self, u):
-        """(psi_B, c(psi_B), n): the cone point closest to the unit vector ``u`` (joint frame),
-        its generator and the cone's unit normal there (t_G x t_psi / |.|, eq. 29, which points
-        to the inside of the cone). CasADi expressions of ``u``."""
-        psi_sym = ca.SX.sym("psi")
-        u_sym = ca.SX.sym("u", 3)
-        c = self._generator(psi_sym)
-        f = ca.dot(c, u_sym)                     # max over psi of c(psi) . u (G = c . u)
-        df = ca.jacobian(f, psi_sym)
-        d2f = ca.jacobian(df, psi_sym)
-        newton = ca.Function("rom_newton", [psi_sym, u_sym], [psi_sym - df / ca.if_else(d2f < 0, d2f, -1)])
-        psi = _wrap(ca.atan2(u[1], u[0]))
+        """The cone point B closest to the unit vector ``u`` (joint frame, CasADi 3-vector):
+        (psi_B in [0, 2 pi), the unit generator c(psi_B), the unit normal n at B (pointing
+        into the cone)). psi_B maximises c(psi) . u (eq. 31 with G = c . u)."""
+        gen = self._generator()
+        grid = np.arange(GRID_POINTS) * TWO_PI / GRID_POINTS
+        sig = self.max_latitude(grid)
+        cones = np.column_stack([np.cos(grid) * np.sin(sig), np.sin(grid) * np.sin(sig), np.cos(sig)])
+        f = [ca.dot(ca.DM(c), u) for c in cones]
+        # Start from the grid peak whose parabola through its neighbours is highest: comparing
+        # interpolated peak heights, not sampled values, picks the right one of two nearly
+        # equal maxima (u near the axis of a lobed cone) down to O(grid^4) differences.
+        best_f, psi = -np.inf, grid[0]
+        step_max = TWO_PI / GRID_POINTS
+        for k in range(GRID_POINTS):
+            fm, f0, fp = f[k - 1], f[k], f[(k + 1) % GRID_POINTS]
+            curvature = ca.fmin(fm - 2 * f0 + fp, -1e-300)
+            height = f0 - (fp - fm) ** 2 / (8 * curvature)
+            peak = ca.logic_and(f0 >= fm, f0 > fp)
+            better = ca.logic_and(peak, height > best_f)
+            best_f = ca.if_else(better, height, best_f)
+            psi = ca.if_else(better, grid[k] + step_max * (fm - fp) / (2 * curvature), psi)
         for _ in range(NEWTON_STEPS):
-            psi = newton(psi, u)
-        t_G = self._generator(psi)
-        t_psi = ca.jacobian(self._generator(psi_sym), psi_sym)
-        t_psi = ca.substitute(t_psi, psi_sym, psi)
-        n = ca.cross(t_G, t_psi)
-        return psi, t_G, n / ca.norm_2(n)
+            _, dc, d2c = gen(psi)
+            df, d2f = ca.dot(dc, u), ca.dot(d2c, u)
+            # Newton on df = 0 where f is concave, an uphill step otherwise; never more than
+            # one grid spacing, so the search stays at the maximum it started next to
+            step = ca.if_else(d2f < 0, -df / ca.fmin(d2f, -1e-300), ca.sign(df) * step_max)
+            psi = psi + ca.fmin(ca.fmax(step, -step_max), step_max)
+        psi = _wrap(psi)
+        c, dc, _ = gen(psi)
+        n = ca.cross(c, dc)
+        return psi, c, n / ca.norm_2(n)
+
+    def cone_function(self) -> ca.Function:
+        """Named CasADi function of u'' (u_r in the joint frame, unit, 3) with outputs
+        ``kappa``, ``psi_A``, ``sigma_A``, ``psi_B``, ``c_B`` (unit generator through B),
+        ``n`` (normal at B) and ``direction`` (c_B x n, the unit direction of the restricting
+        moment on the moving body, joint frame)."""
+        if "cone" not in self._cache:
+            u = ca.SX.sym("u", 3)
+            out = self._penetration(u)
+            names = ["kappa", "psi_A", "sigma_A", "psi_B", "c_B", "n", "direction"]
+            f = ca.Function("rom_cone", [u], list(out), ["u"], names)
+            assert not f.has_free()
+            self._cache["cone"] = f
+        return self._cache["cone"]
+
+    def _penetration(self, u):
+        psi_a = _wrap(ca.atan2(u[1], u[0]))
+        sigma_a = ca.atan2(ca.sqrt(u[0] ** 2 + u[1] ** 2), u[2])
+        psi_b, c_b, n = self.closest_point(u)
+        outside = sigma_a > self._max_latitude_casadi(psi_a)
+        angle = ca.atan2(ca.norm_2(ca.cross(u, c_b)), ca.dot(u, c_b))
+        kappa = ca.if_else(outside, angle, 0)
+        # u lies in the plane of c_B and n (eq. 31), so u x n = cos(kappa) c_B x n: the
+        # seed's direction, normalised, and still defined where u x n vanishes (kappa = 90 deg)
+        direction = ca.cross(c_b, n)
+        return kappa, psi_a, sigma_a, psi_b, c_b, n, direction
 
     # ------------------------------------------------------------------ kinematics
-    def _joint_frame(self, states):
+    def joint_frame(self, states):
+        """3x3 CasADi matrix [u_xi, u_eta, u_zeta] (global columns) of the current joint frame."""
         sr, _ = states
-        return ca.horzcat(sr.vector(self.xi_axis), sr.vector(self.eta_axis),
-                          sr.vector(np.cross(self.xi_axis, self.eta_axis)))
+        xi = sr.vector(self.xi_axis)
+        eta = sr.vector(self.eta_axis)
+        return ca.horzcat(xi, eta, ca.cross(xi, eta))
 
     def joint_vector(self, states):
-        """u_r in the joint frame (u''), CasADi 3-vector."""
+        """u_r'' = B^T A_ref^T u_r: u_r in the joint frame (eq. 5), CasADi 3-vector."""
         _, sm = states
-        return self._joint_frame(states).T @ sm.vector(self.moving_axis)
+        return self.joint_frame(states).T @ sm.vector(self.moving_axis)
 
-    def longitude_latitude(self, states):
-        """(psi_A, sigma_A) of u_r (eqs. 6-7)."""
-        u = self.joint_vector(states)
-        return _wrap(ca.atan2(u[1], u[0])), ca.atan2(ca.sqrt(u[0] ** 2 + u[1] ** 2), u[2])
-
-    def kappa(self, states):
-        """kappa of eq. 33 (0 inside the cone) and the restricting moment in the joint frame."""
-        u = self.joint_vector(states)
-        psi_a, sigma_a = self.longitude_latitude(states)
-        psi_b, _, n = self.closest_point(u)
-        sigma_b = self._max_latitude_casadi(_wrap(psi_b))
-        outside = sigma_a > self._max_latitude_casadi(psi_a)
-        kappa = ca.sqrt(ca.fmax(sigma_a**2 + sigma_b**2 - 2 * sigma_a * sigma_b * ca.cos(psi_a - psi_b), 0))
-        kappa = ca.if_else(outside, kappa, 0)
-        x = ca.fmin(kappa / self.delta_sigma, 1)
-        moment = self.max_moment * (3 * x**2 - 2 * x**3) * ca.cross(u, n)
-        return kappa, moment
-
-    def potential_energy(self, states, t):
-        """The integral of the moment's magnitude over kappa: m_p delta_sigma (x^3 - x^4/2),
-        x = kappa / delta_sigma, continued linearly beyond x = 1. The moment is the exact
-        gradient of this only where |u_r x n| = 1 and kappa measures the rotation (a regular
-        cone near its surface); elsewhere it is the stored energy to first order."""
-        kappa, _ = self.kappa(states)
-        x = kappa / self.delta_sigma
-        inside = self.max_moment * self.delta_sigma * (x**3 - 0.5 * x**4)
-        beyond = self.max_moment * self.delta_sigma * (0.5 + (x - 1))
-        return ca.if_else(x <= 1, inside, beyond)
+    def penetration(self, states):
+        """kappa (rad): the angle between u_r and the cone surface outside the cone, 0 inside."""
+        return self._penetration(self.joint_vector(states))[0]
 
     def restricting_moment(self, states):
-        """m^mr in the global frame (on the moving body), CasADi 3-vector."""
-        return self._joint_frame(states) @ self.kappa(states)[1]
+        """m_mr (eq. 32) on the moving body, global, CasADi 3-vector."""
+        kappa, *_, direction = self._penetration(self.joint_vector(states))
+        x = ca.fmin(kappa / self.delta_sigma, 1)
+        return self.joint_frame(states) @ (self.max_moment * (3 * x**2 - 2 * x**3) * direction)
 
     def dissipative_moment(self, states):
-        """m^d = -j (w_moving - w_reference), global (eqs. 34-35)."""
+        """m_d = -j (w_moving - w_reference) (eqs. 34-35) on the moving body, global."""
         sr, sm = states
         return -self.damping * (sm.angular_velocity_global() - sr.angular_velocity_global())
 
     def wrenches(self, states, t, history=None):
         sr, sm = states
         moment = self.restricting_moment(states) + self.dissipative_moment(states)
-        return [(ca.DM.zeros(3), sr.A.T @ -moment), (ca.DM.zeros(3), sm.A.T @ moment)]
+        return [moment_wrench(sr, -moment), moment_wrench(sm, moment)]
+
+    def potential_energy(self, states, t):
+        """V(kappa): the integral of the restricting moment's magnitude over kappa, whose
+        gradient the moment is (module docstring)."""
+        x = self.penetration(states) / self.delta_sigma
+        inside = x**3 - 0.5 * x**4
+        beyond = 0.5 + (x - 1)
+        return self.max_moment * self.delta_sigma * ca.if_else(x <= 1, inside, beyond)
 
     # ------------------------------------------------------------------ numpy helpers
     def latitude_longitude(self, A_reference, A_moving):
-        """(longitude, latitude) of u_r for rotation matrices of shape (n, 3, 3) (or (3, 3)):
-        what the polar plot of seed 000 Fig. 18b shows. Numpy."""
-        A_r = np.asarray(A_reference, dtype=float).reshape(-1, 3, 3)
+        """Latitude sigma and longitude psi (rad) of u_r, for plotting (seed Fig. 18b).
+
+        Parameters
+        ----------
+        A_reference, A_moving : array_like, shape (n, 3, 3) or (3, 3)
+            Rotation matrices (body -> global) of the two bodies, e.g. ``res.rotation(name)``;
+            ``A_reference=None`` for the ground.
+
+        Returns
+        -------
+        latitude, longitude : ndarray, shape (n,)
+            sigma in [0, pi] and psi in [0, 2 pi).
+        """
         A_m = np.asarray(A_moving, dtype=float).reshape(-1, 3, 3)
-        xi = A_r @ self.reference.local_vector(self.xi_axis) if not self.reference.is_ground \
-            else np.broadcast_to(self.xi_axis, (len(A_m), 3))
-        eta = A_r @ self.reference.local_vector(self.eta_axis) if not self.reference.is_ground \
-            else np.broadcast_to(self.eta_axis, (len(A_m), 3))
-        zeta = np.cross(xi, eta)
+        A_r = (np.broadcast_to(np.eye(3), A_m.shape) if A_reference is None
+               else np.asarray(A_reference, dtype=float).reshape(-1, 3, 3))
+        xi = A_r @ self.reference.local_vector(self.xi_axis)
+        eta = A_r @ self.reference.local_vector(self.eta_axis)
         u = A_m @ self.moving.local_vector(self.moving_axis)
-        x, y, z = (np.einsum("ni,ni->n", e, u) for e in (xi, eta, zeta))
-        return np.mod(np.arctan2(y, x), TWO_PI), np.arctan2(np.hypot(x, y), z)
+        x, y, z = (np.einsum("ni,ni->n", e, u) for e in (xi, eta, np.cross(xi, eta)))
+        return np.arctan2(np.hypot(x, y), z), np.mod(np.arctan2(y, x), TWO_PI)
 
 
 def _wrap(psi):
