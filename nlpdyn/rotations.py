@@ -88,7 +88,10 @@ def omega_from_pdot(p, pdot):
 
 
 def quaternion_product(a, b):
-    """Hamilton product a * b of Euler parameters (A(a*b) = A(a) A(b))."""
+    """Hamilton product a * b of Euler parameters (A(a*b) = A(a) A(b)); numpy or CasADi."""
+    if _is_casadi(a, b):
+        a0, av, b0, bv = a[0], a[1:4], b[0], b[1:4]
+        return ca.vertcat(a0 * b0 - ca.dot(av, bv), a0 * bv + b0 * av + ca.cross(av, bv))
     a0, av = a[0], np.asarray(a[1:4], dtype=float)
     b0, bv = b[0], np.asarray(b[1:4], dtype=float)
     return np.concatenate([[a0 * b0 - av @ bv], a0 * bv + b0 * av + np.cross(av, bv)])

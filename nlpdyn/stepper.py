@@ -439,7 +439,7 @@ class Stepper:
         """The fixed-h QP; with implicit force elements, Newton iterations (one QP each, forces
         linearised at the previous iterate) until the EOM holds with the end-of-step forces."""
         st = self.settings
-        y_imp = self._y_guess(h)
+        y_imp = self._y_guess(h) if self.program.has_implicit else None
         sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z, self._lam_qp,
                                          curvature, y_imp)
         if not self.program.has_implicit:

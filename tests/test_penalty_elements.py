@@ -6,7 +6,8 @@ import pytest
 from scipy.integrate import solve_ivp
 
 import nlpdyn as nd
-from nlpdyn.forces.joint_stops import Bushing, RotationStop, TranslationStop
+from nlpdyn.forces.bushing import Bushing
+from nlpdyn.forces.joint_stops import RotationStop, TranslationStop
 from nlpdyn.forces.penalty_joints import (PenaltyPrismaticClearance, PenaltyRevoluteClearance,
                                           PenaltySphericalClearance, penalty_version)
 from nlpdyn.rotations import G_matrix, from_rotation_vector

@@ -11,7 +11,7 @@ from numbers import Real
 import casadi as ca
 import numpy as np
 
-from ..rotations import from_rotation_matrix
+from ..rotations import from_rotation_matrix, quaternion_product
 from .base import ForceElement
 from .contact_laws import ContactLaw, LinearBushing
 
@@ -19,13 +19,6 @@ from .contact_laws import ContactLaw, LinearBushing
 _SMALL_HALF_SINE = 1e-4
 # Below this theta^2 (rad^2) the inverse Jacobian coefficient uses its series.
 _SMALL_ANGLE_SQ = 1e-6
-
-
-def _qmul(a, b):
-    """Hamilton product a * b of Euler parameters, CasADi columns (4, 1):
-    A(a * b) = A(a) A(b)."""
-    a0, av, b0, bv = a[0], a[1:4], b[0], b[1:4]
-    return ca.vertcat(a0 * b0 - ca.dot(av, bv), a0 * bv + b0 * av + ca.cross(av, bv))
 
 
 def _conj(a):
@@ -220,8 +213,8 @@ class Bushing(ForceElement):
         p0 = body.orientation / np.linalg.norm(body.orientation)
         frame0 = from_rotation_matrix(self.axes.T)
         # b = conj(p0) * frame0, so p0 * b = frame0 exactly in the initial configuration
-        b = _qmul(_conj(ca.DM(p0)), ca.DM(frame0))
-        return _qmul(state.p / ca.norm_2(state.p), b)
+        b = quaternion_product(_conj(ca.DM(p0)), ca.DM(frame0))
+        return quaternion_product(state.p / ca.norm_2(state.p), b)
 
     def frame(self, state):
         """The body's copy of the bushing axes (columns, global), shape (3, 3)."""
@@ -237,7 +230,7 @@ class Bushing(ForceElement):
         sp, sc = states
         xp, xc = self._points(states)
         u = self.frame(sp).T @ (xc - xp)
-        rel = _qmul(_conj(self._frame_quaternion(sp)), self._frame_quaternion(sc))
+        rel = quaternion_product(_conj(self._frame_quaternion(sp)), self._frame_quaternion(sc))
         return u, rotation_vector(rel)
 
     def relative_rates(self, states):

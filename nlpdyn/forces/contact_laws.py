@@ -349,14 +349,9 @@ class Pereira(ContactLaw):
         dR = self.clearance_mm
         return float((a * dR + b) * self.length * E_star / (self.n_strips * dR))
 
-    def force(self, delta, delta_dot, impact_velocity=None):
-        elastic = self.stiffness * _positive_power(_ca(delta), self.exponent)
-        damping = _hysteresis(_ca(delta_dot), impact_velocity, self.restitution,
-                              self.velocity_guard)
-        return ca.fmax(elastic * damping, 0)
-
-    def potential(self, delta):
-        return Hertz(self.stiffness, self.exponent).potential(delta)
+    # the Lankarani-Nikravesh law with the fitted stiffness and exponent
+    force = LankaraniNikravesh.force
+    potential = LankaraniNikravesh.potential
 
     def problems(self, owner):
         out = []

@@ -23,7 +23,6 @@ import numpy as np
 from ..joints.base import check_unit
 from ..joints.ideal import Cylindrical, Prismatic, Revolute
 from .base import ForceElement, impact_memory
-from .bushing import Bushing  # noqa: F401  (re-exported: nlpdyn.forces imports it from here)
 
 
 def _number(value):
