@@ -126,7 +126,7 @@ def simulate_ode(system: System, t_end: float, method: str = "Radau", rtol: floa
 
 
 def _ode_result(cs, method, t, x, z, walls, status, message, counters):
-    from .stepper import _force_element_data   # the same per-element accounting as the stepper
+    from .assembly import force_element_data, ledger_columns   # the stepper's accounting
     n = len(t) - 1
     q = x[:, :cs.nq].copy()
     for k in range(cs.n_bodies):       # report unit Euler parameters
@@ -141,14 +141,20 @@ def _ode_result(cs, method, t, x, z, walls, status, message, counters):
                       eom_residual=np.zeros(n), constraint_violation=np.zeros(n),
                       norm_error=norm_error, min_gap=np.full(n, np.inf), complementarity=np.zeros(n),
                       retries=np.zeros(n, dtype=int), projection_change=np.zeros(n),
-                      gap_iterations=np.zeros(n, dtype=int), contact_changed=np.zeros(n, dtype=bool))
+                      gap_iterations=np.zeros(n, dtype=int), contact_changed=np.zeros(n, dtype=bool),
+                      contact_scheme=np.full(n, "", dtype="U16"),
+                      contact_fallback=np.zeros(n, dtype=bool), contact_error=np.zeros(n),
+                      projection_energy=np.zeros(n))
     kin = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
     pot = np.asarray(cs.potential.map(len(t))(t[None, :], q.T)).ravel()
-    wrenches, work, element_pot = _force_element_data(cs, t, q, v, z, h)
+    wrenches, work, element_pot, Q, Q_V = force_element_data(cs, t, q, v, z, h)
+    # between output points the works are quadratures (h Q . v_bar): the ledger's residual is
+    # their quadrature error and the integrator's, not a time-stepping scheme's
+    ledger = ledger_columns(cs, t, q, v, h, Q, Q_V, element_pot, {}, {}, np.zeros(n))
     info = {"method": method, "nfev": counters["nfev"], "njev": counters["njev"],
             "n_steps": n}
     force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
     return Result(t, q, v, h, kin + pot, kin, pot, stats, np.zeros((n, 0)), np.zeros((n, 0)),
                   np.zeros((len(t), 0)), [b.name for b in cs.bodies], {}, {}, wrenches,
                   status == 0, status, message, None, info, {}, {}, force_elements, work,
-                  element_pot)
+                  element_pot, ledger)

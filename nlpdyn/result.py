@@ -24,8 +24,16 @@ class StepStats:
     complementarity         max |lambda_j * g_lin,j| (impulse x velocity units)
     retries : int array     attempts rejected before the accepted one
     projection_change       largest change made by the post-step projection (0 when off)
-    gap_iterations : int    sequential-QP iterations on the nonlinear end-of-step gaps
+    gap_iterations : int    contact iterations after the step's first solve
     contact_changed : bool  whether the set of gaps carrying force changed in the step
+    contact_scheme : str    the contact scheme that produced the step ("cone", "end_normal",
+                            "linearised"; "" without gaps)
+    contact_fallback : bool the step's primary contact scheme did not converge and its
+                            fallback (``StepperSettings.contact_fallback``) was tried
+    contact_error : float   the accepted step's distance from the end-of-step contact
+                            conditions (m): penetration, open gaps carrying force, and the
+                            last iteration's change of the end position
+    projection_energy       potential energy changed by the post-step projection (J)
     """
 
     solver: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="U16"))
@@ -41,6 +49,10 @@ class StepStats:
     projection_change: np.ndarray = field(default_factory=lambda: np.zeros(0))
     gap_iterations: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
     contact_changed: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    contact_scheme: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="U16"))
+    contact_fallback: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    contact_error: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    projection_energy: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @property
     def n_steps(self) -> int:
@@ -63,6 +75,8 @@ class StepStats:
             "max_eom_residual": float(self.eom_residual.max()),
             "max_constraint_violation": float(self.constraint_violation.max()),
             "max_norm_error": float(self.norm_error.max()),
+            "n_contact_fallback_steps": int(np.count_nonzero(self.contact_fallback)),
+            "max_contact_error": float(self.contact_error.max()),
             "solvers": {s: int(np.count_nonzero(self.solver == s)) for s in np.unique(self.solver)},
         }
 
@@ -86,13 +100,14 @@ class Result:
     element_work, element_potential : dict  name -> ndarray (n_points,): work done by the
         element on the bodies since t[0], and its stored energy (0 without a potential);
         see :meth:`dissipated`
+    ledger : dict  the energy ledger's cumulative columns; see :meth:`energy_ledger`
     """
 
     def __init__(self, t, q, v, h, energy, kinetic_energy, potential_energy, stats, mu, lam,
                  gaps, body_names, constraint_rows, gap_rows, wrenches, success, status,
                  message, initial_projection=None, info=None, contact_points=None,
                  contact_vectors=None, force_elements=None, element_work=None,
-                 element_potential=None):
+                 element_potential=None, ledger=None):
         self.t, self.q, self.v, self.h = t, q, v, h
         self.energy, self.kinetic_energy, self.potential_energy = energy, kinetic_energy, potential_energy
         self.stats, self.mu, self.lam, self.gaps = stats, mu, lam, gaps
@@ -108,6 +123,7 @@ class Result:
         self.force_elements = dict(force_elements or {})
         self.element_work = element_work or {}
         self.element_potential = element_potential or {}
+        self.ledger = dict(ledger or {})   # column -> cumulative J (n_points,); energy_ledger()
 
     # ------------------------------------------------------------------ lookups
     def _body(self, name):
@@ -191,6 +207,54 @@ class Result:
             total -= self.element_work[n] + pot - pot[0]
         return total
 
+    def energy_ledger(self):
+        """Where the energy went: a pandas DataFrame, one row per output time.
+
+        Columns (J; works cumulative since t[0]):
+
+        - ``t``; ``kinetic``; ``gravity`` (gravitational potential); ``stored:<element>`` for
+          every other force element with a stored energy (springs, bushings, stops, contact
+          laws, range-of-motion cones); ``total``: their sum, the mechanical energy.
+        - ``work:<force element>``: work of the element's non-conservative part (damping,
+          hysteresis, applied loads); its conservative part is in its ``stored`` column.
+        - ``work:<joint>``: work of an ideal joint's, driver's or programmed constraint's
+          impulses. A driver's is the power it feeds in; an ideal joint does no work, so
+          anything there is the time discretisation at that joint.
+        - ``impact:<clearance joint>`` and ``contact:<clearance joint>``: work of its contact
+          impulses in the steps where a gap closed (impacts: the perfectly inelastic loss
+          of each collision) and in sustained contact. Frictionless sustained contact does no
+          work: ``contact:`` is the contact step's numerical dissipation (tends to 0 with h;
+          large with ``contact="end_normal"``).
+        - ``residual``: what no agent did, the rest of the time discretisation, split into
+          ``residual:gyroscopic`` (the explicit w x J w term), ``residual:potential`` (the
+          conservative forces' work against the change of their stored energy),
+          ``residual:projection`` (the post-step projection) and ``residual:solver`` (the
+          work of the step's EOM residual: the solvers' tolerance).
+
+        ``total - total[0] == sum of the work:, impact: and contact: columns + residual`` to
+        round-off, row by row. Each step's works are its impulses times its mean velocity,
+        which makes the kinetic energy balance exact (``nlpdyn.assembly``). For
+        :func:`~nlpdyn.simulate_ode` results the works are quadratures between output points
+        and the residual holds their quadrature error.
+
+        Example
+        -------
+        >>> ledger = res.energy_ledger()                                # doctest: +SKIP
+        >>> ledger.iloc[-1][["total", "impact:pin", "contact:pin", "residual"]]  # doctest: +SKIP
+        """
+        import pandas as pd
+        if not self.ledger:
+            raise ValueError("this result has no energy ledger (saved by an older nlpdyn)")
+        table = {"t": self.t, "kinetic": self.kinetic_energy,
+                 "gravity": self.element_potential.get("gravity", np.zeros(len(self.t)))}
+        for name, pot in self.element_potential.items():
+            if name != "gravity" and np.any(pot != 0):
+                table[f"stored:{name}"] = pot
+        table["total"] = self.kinetic_energy + sum(self.element_potential.values(),
+                                                   np.zeros(len(self.t)))
+        table.update(self.ledger)
+        return pd.DataFrame(table)
+
     def _gap_rows(self, name):
         if name not in self.gap_rows:
             raise KeyError(f"no clearance joint named {name!r}; clearance joints: {list(self.gap_rows)}")
@@ -254,6 +318,8 @@ class Result:
         for name in self.element_work:
             arrays["ework__" + name] = self.element_work[name]
             arrays["epot__" + name] = self.element_potential[name]
+        for name, column in self.ledger.items():
+            arrays["ledger__" + name] = column
         meta = {"body_names": self.body_names, "constraint_rows": self.constraint_rows,
                 "force_elements": self.force_elements,
                 "gap_rows": self.gap_rows, "success": self.success, "status": self.status,
@@ -271,6 +337,7 @@ class Result:
             vectors = {k[len("cforce__"):]: data[k] for k in data.files if k.startswith("cforce__")}
             work = {k[len("ework__"):]: data[k] for k in data.files if k.startswith("ework__")}
             pot = {k[len("epot__"):]: data[k] for k in data.files if k.startswith("epot__")}
+            ledger = {k[len("ledger__"):]: data[k] for k in data.files if k.startswith("ledger__")}
             rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["constraint_rows"].items()}
             gap_rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["gap_rows"].items()}
             return cls(data["t"], data["q"], data["v"], data["h"], data["energy"],
@@ -278,7 +345,7 @@ class Result:
                        data["lam"], data["gaps"], meta["body_names"], rows, gap_rows, wrenches,
                        meta["success"], meta["status"], meta["message"],
                        meta["initial_projection"], meta["info"], points, vectors,
-                       meta.get("force_elements", {}), work, pot)
+                       meta.get("force_elements", {}), work, pot, ledger)
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:
@@ -293,6 +360,10 @@ class Result:
                          f"retried steps {s['n_retried_steps']}")
             lines.append(f"max EOM residual {s['max_eom_residual']:.2e}, max constraint violation "
                          f"{s['max_constraint_violation']:.2e}, max ||p|-1| {s['max_norm_error']:.2e}")
+            if self.gap_rows:
+                lines.append(f"contact ({self.info.get('contact', '?')}): min gap "
+                             f"{self.gaps.min():.2e} m, {s['n_contact_fallback_steps']} steps by "
+                             f"the fallback, mean iterations {self.stats.gap_iterations.mean():.2f}")
         if len(self.energy):
             lines.append(f"energy {self.energy[0]:.9g} -> {self.energy[-1]:.9g} J "
                          f"(range {np.ptp(self.energy):.3e} J)")

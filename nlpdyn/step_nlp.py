@@ -5,14 +5,20 @@ Hessian and everything is in velocity/impulse units:
 
     minimise   w(h)/2 |y - y_free(h)|^2 - tie_break * m_total * h / h_ref
     subject to Phi(q-, t-)/h + Phi_q qdot(v) + Phi_t = 0        (ideal joints, drivers)
-               (g(q_lin) - held)/h + g_q(q_lin) (qdot(v) - (q_lin - q-)/h) >= 0   (gaps)
+               (g(q_lin) - held)/h + g'(d(q_lin)) D(q_J) (qdot(v) - (q_lin - q-)/h) >= 0   (gaps)
 
 with y_free = L^T (v- + h M^-1 (Q_A - S)), w(h) = (h_ref/h)^2 (w = 1 when h is fixed) and
-qdot(v) the semi-implicit Euler map with the linearised Euler-parameter normalisation. The gaps
-are linearised at q_lin: q- for the seed's scheme, the previous iterate's end of step during
-the stepper's Gauss-Newton iterations; ``held`` is a start-of-step penetration kept (not pushed
-out) when the post-step projection is on, else 0. Impulses P = h mu follow from the
-multipliers: P = -lam / w.
+qdot(v) the semi-implicit Euler map with the linearised Euler-parameter normalisation. Each gap
+is a law g(d) of contact coordinates d(q) (flat: g = d; round: g = c - |d|), D = dd/dq. The
+gaps are linearised at q_lin (q- on the first solve of a step, the previous iterate's end of
+step during the contact iterations, ``contact.py``), and D is taken at q_J: the start of the
+step (``jacobian_at="start"``: impulses along the start-of-step lever arms, the circle exact at
+the end of the step, no spurious work) or the iterate itself (``"iterate"``: the end-of-step
+gap gradient, a backward-Euler contact normal that dissipates in sustained contact).
+``held`` is a start-of-step penetration kept (not pushed out) when the post-step projection
+is on, else 0. Impulses P = h mu follow from the multipliers: P = -lam / w. Contact
+iterations add the curvature of the rows' nonlinear part, weighted by the previous impulses,
+to the objective (a sequential QP; ``gap_curvature``).
 
 Solvers
 -------
@@ -32,6 +38,8 @@ import numpy as np
 
 from .fastcall import FastFunction, silenced_stdout
 from .rotations import G_matrix
+
+JACOBIAN_AT = ("start", "iterate")
 
 
 @dataclass
@@ -78,24 +86,17 @@ class StepProgram:
         self.has_implicit = bool(cs.implicit_elements)
         b_imp = h * Linv @ cs.forces_implicit(t0 + h, q0 + h * qdot, v, z)
         rows_eq = cs.phi(q0, t0) / h + cs.phi_q(q0, t0) @ qdot + cs.phi_t(q0, t0)
-        # gaps linearised at q_lin (q0 for the seed's scheme; the previous iterate's end of
-        # step when the stepper refines them towards the nonlinear end-of-step gap)
-        # With the post-step projection on, a penetration present at the start is held (not
-        # pushed out through the velocity, which injects energy): the projection removes it.
-        # Without it, the rows push it out within the step (FORMULATION.md).
-        held = ca.fmin(cs.gap(q0), 0) if settings.projection else 0
-        rows_g = (cs.gap(q_lin) - held) / h + cs.gap_q(q_lin) @ (qdot - (q_lin - q0) / h)
         A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
-        A_g = ca.jacobian(rows_g, y)
         self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, z=z,
-                         rows_eq=rows_eq, rows_g=rows_g, A_eq=A_eq, A_g=A_g, b_imp=b_imp)
-
-        c_eq = ca.substitute(rows_eq, y, ca.DM.zeros(nv))
-        c_g = ca.substitute(rows_g, y, ca.DM.zeros(nv))
-        self.prepare = FastFunction(ca.Function(
-            "step_prepare", [q0, v0, t0, h, q_lin, z],
-            [ca.densify(A_eq), c_eq, ca.densify(A_g), c_g, y_free],
-            ["q0", "v0", "t0", "h", "q_lin", "z"], ["A_eq", "c_eq", "A_g", "c_g", "y_free"]))
+                         rows_eq=rows_eq, A_eq=A_eq, b_imp=b_imp, qdot=qdot)
+        self._rows = {}
+        self._prepare = {}
+        self._curvature = {}
+        # d(rows_eq)/dv, the exact direction of the joints' impulses in a step (per step in
+        # the result's reactions and energy ledger)
+        self.joint_rows_jacobian = ca.Function("joint_rows_jacobian", [q0, t0],
+                                               [ca.densify(A_eq @ ca.DM(L.T))], ["q0", "t0"], ["Pi"])
+        assert not self.joint_rows_jacobian.has_free()
 
         # Implicit elements in the fixed-h QP, Newton-linearised about an iterate y_imp:
         # b(y) ~ b(y_imp) - J (y - y_imp), J = -db/dy. The QP takes the positive semidefinite
@@ -110,19 +111,6 @@ class StepProgram:
             self.implicit_terms = FastFunction(ca.Function(
                 "implicit_terms", [q0, t0, h, y_imp, z], [b_at, ca.densify(0.5 * (J + J.T))],
                 ["q0", "t0", "h", "y_imp", "z"], ["b", "J_s"]))
-
-        # Curvature of the gaps for the stepper's iterations (sequential QP): the Hessian in y
-        # of -P.g(q1(y))/h at q_lin, with q1 = q0 + h qdot(y) affine in y. Without it the
-        # iterations can 2-cycle when large impulses meet strongly curved gaps (a bore jammed
-        # at both ends: |d| = c has curvature 1/c).
-        self.gap_curvature = None
-        if ng:
-            P_in = ca.SX.sym("P_g", ng)
-            T_q = ca.jacobian(qdot, y)
-            hess_g = ca.hessian(ca.dot(P_in, cs.gap(q_lin)), q_lin)[0]
-            self.gap_curvature = FastFunction(ca.Function(
-                "gap_curvature", [q0, h, q_lin, P_in], [ca.densify(-h * T_q.T @ hess_g @ T_q)],
-                ["q0", "h", "q_lin", "P_g"], ["C"]))
 
         # True gaps at the end of a free step (no contact forces): the adaptive scheme's
         # contact prediction.
@@ -154,11 +142,12 @@ class StepProgram:
         self.finish = FastFunction(ca.Function(
             "step_finish", [q0, t0, h, y, P_eq, P_g, A_eq_in, c_eq_in, A_g_in, c_g_in, y_free_in, shift, z],
             [q1, v, P_eq / h, P_g / h, _max_abs(eom), _max_abs(cs.phi(q1, t1)), _max_abs(norms),
-             _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), check],
+             _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), A_g_in @ ca.DM(L.T), h * rows_g1,
+             check],
             ["q0", "t0", "h", "y", "P_eq", "P_g", "A_eq", "c_eq", "A_g", "c_g", "y_free", "shift", "z"],
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
-             "min_gap", "gap", "complementarity", "check"]))
-        self._qp = None
+             "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "check"]))
+        self._qp = {}
         self._direct = None
         self._nlp = {}
 
@@ -173,6 +162,64 @@ class StepProgram:
             pdot = G_matrix(p0).T @ w / (2 * n2) - p0 * (n2 - 1) / (2 * h * n2)
             parts += [v[6 * k:6 * k + 3], pdot]
         return ca.vertcat(*parts) if parts else ca.SX(0, 1)
+
+    # ------------------------------------------------------------------ contact rows
+    def _gap_rows(self, jacobian_at):
+        """Symbolic gap rows (linear in y) with dd/dq taken at q- ("start") or q_lin ("iterate")."""
+        if jacobian_at not in JACOBIAN_AT:
+            raise ValueError(f"jacobian_at must be one of {JACOBIAN_AT}, got {jacobian_at!r}")
+        if jacobian_at not in self._rows:
+            cs, s = self.cs, self._sym
+            q0, q_lin, h = s["q0"], s["q_lin"], s["h"]
+            d = ca.SX.sym("d", cs.n_coordinates)
+            outer = ca.Function("gap_law_grad", [d], [ca.jacobian(cs.gap_of_coordinates(d), d)])
+            D = cs.contact_coordinates_q(q0 if jacobian_at == "start" else q_lin)
+            grad = outer(cs.contact_coordinates(q_lin)) @ D
+            # With the post-step projection on, a penetration present at the start is held (not
+            # pushed out through the velocity, which injects energy): the projection removes it.
+            held = ca.fmin(cs.gap(q0), 0) if self.settings.projection else 0
+            rows = (cs.gap(q_lin) - held) / h + grad @ (s["qdot"] - (q_lin - q0) / h)
+            self._rows[jacobian_at] = (rows, ca.jacobian(rows, s["y"]))
+        return self._rows[jacobian_at]
+
+    def prepare(self, jacobian_at="start"):
+        """The linear rows of a step, A y + c (joints, then gaps), and y_free, as one call."""
+        if jacobian_at not in self._prepare:
+            s = self._sym
+            rows_g, A_g = self._gap_rows(jacobian_at)
+            zero = ca.DM.zeros(self.nv)
+            c_eq = ca.substitute(s["rows_eq"], s["y"], zero)
+            c_g = ca.substitute(rows_g, s["y"], zero)
+            self._prepare[jacobian_at] = FastFunction(ca.Function(
+                f"step_prepare_{jacobian_at}",
+                [s["q0"], s["v0"], s["t0"], s["h"], s["q_lin"], s["z"]],
+                [ca.densify(s["A_eq"]), c_eq, ca.densify(A_g), c_g, s["y_free"]],
+                ["q0", "v0", "t0", "h", "q_lin", "z"], ["A_eq", "c_eq", "A_g", "c_g", "y_free"]))
+        return self._prepare[jacobian_at]
+
+    def gap_curvature(self, jacobian_at="start"):
+        """C(q0, h, q_lin, P_g): Hessian in y of -P.g(q_end(y))/h as the rows of ``jacobian_at``
+        see it, at q_lin. "start": only the gap laws' own curvature (the circle: P/|d| across
+        the normal) through the start-of-step D, constant in the lever arms; "iterate": the full
+        Hessian of the gaps. Without it the iterations 2-cycle when large impulses meet strongly
+        curved gaps (a bore jammed at both ends: |d| = c has curvature 1/c)."""
+        if jacobian_at not in self._curvature:
+            cs, s = self.cs, self._sym
+            q0, q_lin, h = s["q0"], s["q_lin"], s["h"]
+            P_in = ca.SX.sym("P_g", self.n_gap)
+            T_q = ca.jacobian(s["qdot"], s["y"])
+            if jacobian_at == "start":
+                d = ca.SX.sym("d", cs.n_coordinates)
+                law_hess = ca.Function("gap_law_hess", [d, P_in],
+                                       [ca.hessian(ca.dot(P_in, cs.gap_of_coordinates(d)), d)[0]])
+                B = cs.contact_coordinates_q(q0) @ T_q
+                hess = B.T @ law_hess(cs.contact_coordinates(q_lin), P_in) @ B
+            else:
+                hess = T_q.T @ ca.hessian(ca.dot(P_in, cs.gap(q_lin)), q_lin)[0] @ T_q
+            self._curvature[jacobian_at] = FastFunction(ca.Function(
+                f"gap_curvature_{jacobian_at}", [q0, h, q_lin, P_in], [ca.densify(-h * hess)],
+                ["q0", "h", "q_lin", "P_g"], ["C"]))
+        return self._curvature[jacobian_at]
 
     # ------------------------------------------------------------------ direct (closed form)
     def solve_direct(self, q0, v0, t0, h, z):
@@ -193,7 +240,7 @@ class StepProgram:
         Q0, V0, T0, H = (ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", self.nv), ca.MX.sym("t0"),
                          ca.MX.sym("h"))
         Z = ca.MX.sym("z", cs.n_history)
-        A, c, A_g, c_g, y_free = self.prepare.function(Q0, V0, T0, H, Q0, Z)
+        A, c, A_g, c_g, y_free = self.prepare().function(Q0, V0, T0, H, Q0, Z)
         y, P = y_free, ca.MX.zeros(self.n_eq)
         if self.n_eq:
             W = A @ A.T
@@ -222,14 +269,14 @@ class StepProgram:
         H_imp = (V * np.maximum(lam, 0.0)) @ V.T
         return H_imp, b + H_imp @ y_imp
 
-    def solve_qp(self, q0, v0, t0, h, q_lin, z, warm=None, curvature=None, y_imp=None):
+    def solve_qp(self, q0, v0, t0, h, q_lin, z, warm=None, curvature=None, y_imp=None,
+                 jacobian_at="start"):
         """Fixed h: prepare the rows, solve the QP with a conic plugin, finish: one call.
 
         ``curvature`` = (P_g, y_lin) adds (y - y_lin)^T C (y - y_lin) / 2 to the objective,
-        C = ``gap_curvature``(q0, h, q_lin, P_g): the gaps' curvature weighted by the impulses
-        P_g, for sequential-QP iterations about y_lin. ``y_imp``: where the implicit force
-        elements are linearised (default: the start velocity). Returns (StepSolution, finish
-        outputs).
+        C = ``gap_curvature(jacobian_at)``(q0, h, q_lin, P_g), for sequential-QP iterations
+        about y_lin. ``y_imp``: where the implicit force elements are linearised (default: the
+        start velocity). Returns (StepSolution, finish outputs).
         """
         lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
         P_curv, y_lin = (np.zeros(self.n_gap), np.zeros(self.nv)) if curvature is None else curvature
@@ -240,21 +287,21 @@ class StepProgram:
         else:
             H_imp, b_lin = np.zeros((self.nv, self.nv)), np.zeros(self.nv)
         args = (q0, v0, t0, h, q_lin, lam0, P_curv, y_lin, z, H_imp, b_lin)
-        if self._qp is None:
+        if jacobian_at not in self._qp:
             with silenced_stdout():     # qpOASES prints its banner when it allocates memory
-                self._qp = self._build_qp(self.settings.qp_solver)
-                y, lam, *out = self._qp(*args)
+                self._qp[jacobian_at] = self._build_qp(self.settings.qp_solver, jacobian_at)
+                y, lam, *out = self._qp[jacobian_at](*args)
         else:
-            y, lam, *out = self._qp(*args)
+            y, lam, *out = self._qp[jacobian_at](*args)
         P_eq, P_g = -lam[:self.n_eq], -lam[self.n_eq:]
         return (StepSolution(h, y, P_eq, P_g, self.settings.qp_solver, "solved", -1, True), out)
 
-    def _build_qp(self, plugin):
+    def _build_qp(self, plugin, jacobian_at):
         cs, nv, ne, ng = self.cs, self.nv, self.n_eq, self.n_gap
         opts = {"error_on_fail": False, "verbose": False}
         opts.update(_QP_OPTIONS.get(plugin, {}))
         opts.update(self.settings.qp_options or {})
-        qp = ca.conic(f"step_qp_{plugin}", plugin,
+        qp = ca.conic(f"step_qp_{plugin}_{jacobian_at}", plugin,
                       {"h": ca.Sparsity.dense(nv, nv) if ng or self.has_implicit else ca.Sparsity.diag(nv),
                        "a": ca.Sparsity.dense(ne + ng, nv)}, opts)
         self.build_count += 1
@@ -262,10 +309,12 @@ class StepProgram:
         T0, H, LAM = ca.MX.sym("t0"), ca.MX.sym("h"), ca.MX.sym("lam0", ne + ng)
         P_CURV, Y_LIN = ca.MX.sym("P_curv", ng), ca.MX.sym("y_lin", nv)
         Z, H_IMP, B_LIN = ca.MX.sym("z", cs.n_history), ca.MX.sym("H_imp", nv, nv), ca.MX.sym("b_lin", nv)
-        # I + C stays positive definite: C's only indefinite part is the impulses times the
-        # gaps' curvature through the rotations, small against the mass-scaled identity
-        C = self.gap_curvature.function(Q0, H, QL, P_CURV) if ng else ca.MX.zeros(nv, nv)
-        A, c, A_g, c_g, y_free = self.prepare.function(Q0, V0, T0, H, QL, Z)
+        # I + C stays positive definite: "start" C is positive semidefinite (the circle's
+        # curvature is), "iterate" C's only indefinite part is the impulses times the lever
+        # arms' curvature, small against the mass-scaled identity
+        C = (self.gap_curvature(jacobian_at).function(Q0, H, QL, P_CURV) if ng
+             else ca.MX.zeros(nv, nv))
+        A, c, A_g, c_g, y_free = self.prepare(jacobian_at).function(Q0, V0, T0, H, QL, Z)
         H_qp, g_qp = ca.MX.eye(nv) + C, -y_free - C @ Y_LIN
         if self.has_implicit:
             H_qp, g_qp = H_qp + H_IMP, g_qp - B_LIN
@@ -274,21 +323,26 @@ class StepProgram:
         y, lam = sol["x"], sol["lam_a"]
         out = self.finish.function(Q0, T0, H, y, -lam[:ne], -lam[ne:], A, c, A_g, c_g, y_free,
                                    C @ (y - Y_LIN), Z)
-        fn = ca.Function("step_qp", [Q0, V0, T0, H, QL, LAM, P_CURV, Y_LIN, Z, H_IMP, B_LIN],
+        fn = ca.Function(f"step_qp_{jacobian_at}",
+                         [Q0, V0, T0, H, QL, LAM, P_CURV, Y_LIN, Z, H_IMP, B_LIN],
                          [y, lam, *out],
                          ["q0", "v0", "t0", "h", "q_lin", "lam0", "P_curv", "y_lin", "z", "H_imp",
                           "b_lin"],
                          ["y", "lam_a", *self.finish.names_out])
         return FastFunction(fn)
 
-    def finish_step(self, q0, v0, t0, h, q_lin, z, sol: StepSolution):
+    def finish_step(self, q0, v0, t0, h, q_lin, z, sol: StepSolution, jacobian_at="start",
+                    curvature=None):
         """End-of-step state and checks for a solution found outside the fused calls."""
-        A, c, A_g, c_g, y_free = self.prepare(q0, v0, t0, h, q_lin, z)
-        return self.finish(q0, t0, h, sol.y, sol.P_eq, sol.P_g, A, c, A_g, c_g, y_free,
-                           np.zeros(self.nv), z)
+        A, c, A_g, c_g, y_free = self.prepare(jacobian_at)(q0, v0, t0, h, q_lin, z)
+        shift = np.zeros(self.nv)
+        if curvature is not None and self.n_gap:
+            P_curv, y_lin = curvature
+            shift = self.gap_curvature(jacobian_at)(q0, h, q_lin, P_curv)[0] @ (sol.y - y_lin)
+        return self.finish(q0, t0, h, sol.y, sol.P_eq, sol.P_g, A, c, A_g, c_g, y_free, shift, z)
 
     # ------------------------------------------------------------------ NLPs (IPOPT)
-    def nlp(self, form: str, variable_h: bool):
+    def nlp(self, form: str, variable_h: bool, jacobian_at: str = "start"):
         """The IPOPT program of ``form`` ("gauss" or "explicit"), built on first use.
 
         With implicit force elements the Gauss objective has no closed form (a non-conservative
@@ -296,13 +350,13 @@ class StepProgram:
         """
         if self.has_implicit:
             form = "explicit"
-        key = (form, variable_h)
+        key = (form, variable_h, jacobian_at)
         if key not in self._nlp:
-            self._nlp[key] = self._build_nlp(form, variable_h)
+            self._nlp[key] = self._build_nlp(form, variable_h, jacobian_at)
             self.build_count += 1
         return self._nlp[key]
 
-    def _build_nlp(self, form, variable_h):
+    def _build_nlp(self, form, variable_h, jacobian_at):
         s = self._sym
         q0, v0, t0, y = s["q0"], s["v0"], s["t0"], s["y"]
         ne, ng, nv = self.n_eq, self.n_gap, self.nv
@@ -317,10 +371,15 @@ class StepProgram:
             h_expr = h_ref
             weight = 1
             tie = 0
+        rows_g, A_g = self._gap_rows(jacobian_at)
+        # the contact iterations' curvature term, as in the QP (P_curv = 0: none)
+        P_curv, y_lin = ca.SX.sym("P_curv", ng), ca.SX.sym("y_lin", nv)
+        C = (self.gap_curvature(jacobian_at).function(q0, s["h"], s["q_lin"], P_curv) if ng
+             else ca.SX.zeros(nv, nv))
         sub = lambda e: ca.substitute(e, s["h"], h_expr)  # noqa: E731
-        y_free, rows_eq, rows_g = sub(s["y_free"]), sub(s["rows_eq"]), sub(s["rows_g"])
-        b_imp = sub(s["b_imp"])
-        f = 0.5 * weight * ca.sumsqr(y - y_free) - tie
+        y_free, rows_eq, rows_g = sub(s["y_free"]), sub(s["rows_eq"]), sub(rows_g)
+        b_imp, C, A_g = sub(s["b_imp"]), sub(C), sub(A_g)
+        f = 0.5 * weight * ca.sumsqr(y - y_free) + 0.5 * ca.bilin(C, y - y_lin) - tie
         if form == "gauss":
             x = ca.vertcat(y, sigma)
             g = ca.vertcat(rows_eq, rows_g)
@@ -330,7 +389,7 @@ class StepProgram:
         elif form == "explicit":
             P_eq, P_g = ca.SX.sym("P_eq", ne), ca.SX.sym("P_g", ng)
             x = ca.vertcat(y, P_eq, P_g, sigma)
-            eom = y - y_free - b_imp - s["A_eq"].T @ P_eq - s["A_g"].T @ P_g
+            eom = y - y_free - b_imp + C @ (y - y_lin) - s["A_eq"].T @ P_eq - A_g.T @ P_g
             comp = P_g * rows_g
             g = ca.vertcat(eom, rows_eq, rows_g, comp)
             eps = self.settings.complementarity_eps
@@ -339,7 +398,7 @@ class StepProgram:
             n_pe, n_pg = ne, ng
         else:
             raise ValueError(f"unknown form {form!r}; use 'gauss' or 'explicit'")
-        p = ca.vertcat(q0, v0, t0, h_ref, s["q_lin"], s["z"])
+        p = ca.vertcat(q0, v0, t0, h_ref, s["q_lin"], s["z"], P_curv, y_lin)
         opts = {"print_time": False, "error_on_fail": False,
                 "ipopt": {"print_level": 0, "sb": "yes", "tol": self.settings.nlp_tol,
                           "max_iter": self.settings.nlp_max_iter,
@@ -360,16 +419,21 @@ class StepProgram:
                                   "jac_d_constant": "yes"})
         for k, val in (self.settings.nlp_options or {}).items():
             opts["ipopt"][k] = val
-        solver = ca.nlpsol(f"step_{form}{'_h' if variable_h else ''}", "ipopt",
-                           {"x": x, "p": p, "f": f, "g": g}, opts)
+        name = f"step_{form}{'_h' if variable_h else ''}_{jacobian_at}"
+        solver = ca.nlpsol(name, "ipopt", {"x": x, "p": p, "f": f, "g": g}, opts)
         return _NLP(solver, nv, n_pe, n_pg, ne, ng, variable_h, form, lbg, ubg)
 
     def solve_nlp(self, form, q0, v0, t0, h_bounds, h_ref, variable_h, q_lin, z,
-                  warm=None) -> tuple[StepSolution, dict]:
+                  warm=None, jacobian_at="start", curvature=None) -> tuple[StepSolution, dict]:
         """Solve with IPOPT. ``h_bounds`` = (h_lo, h_hi); with ``variable_h`` h = sigma h_ref is
-        a variable in those bounds, else h = h_hi."""
-        guess = None if warm is not None else self.prepare(q0, v0, t0, h_bounds[1], q_lin, z)[4]
-        return self.nlp(form, variable_h).solve(q0, v0, t0, *h_bounds, h_ref, q_lin, z, warm, guess)
+        a variable in those bounds, else h = h_hi. ``curvature`` as in ``solve_qp``."""
+        guess = None
+        if warm is None:
+            guess = self.prepare(jacobian_at)(q0, v0, t0, h_bounds[1], q_lin, z)[4]
+        if curvature is None:
+            curvature = (np.zeros(self.n_gap), np.zeros(self.nv))
+        return self.nlp(form, variable_h, jacobian_at).solve(q0, v0, t0, *h_bounds, h_ref, q_lin,
+                                                             z, warm, guess, curvature)
 
 
 class _NLP:
@@ -381,7 +445,7 @@ class _NLP:
         self.lbg, self.ubg = lbg, ubg
         self.nx = nv + n_pe + n_pg + (1 if variable_h else 0)
 
-    def solve(self, q0, v0, t0, h_lo, h_hi, h_ref, q_lin, z, warm, guess=None):
+    def solve(self, q0, v0, t0, h_lo, h_hi, h_ref, q_lin, z, warm, guess, curvature):
         lbx = np.full(self.nx, -np.inf)
         ubx = np.full(self.nx, np.inf)
         if self.n_pg:
@@ -390,7 +454,8 @@ class _NLP:
             lbx[-1], ubx[-1] = h_lo / h_ref, h_hi / h_ref
         else:
             h_ref = h_hi
-        args = {"p": np.r_[q0, v0, t0, h_ref, q_lin, z], "lbx": lbx, "ubx": ubx,
+        args = {"p": np.r_[q0, v0, t0, h_ref, q_lin, z, curvature[0], curvature[1]],
+                "lbx": lbx, "ubx": ubx,
                 "lbg": self.lbg, "ubg": self.ubg}
         if warm is not None:
             args.update(x0=warm["x"], lam_g0=warm["lam_g"], lam_x0=warm["lam_x"])

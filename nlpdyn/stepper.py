@@ -8,10 +8,11 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 from tqdm.auto import tqdm
 
+from .assembly import build_result
+from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
 from .projection import (GapProjector, normalise, position_change, project_positions,
                          project_velocities)
-from .result import Result, StepStats
-from .rotations import rotation_matrix
+from .result import Result
 from .step_nlp import _QP_OPTIONS, StepProgram, StepSolution
 from .system import CompiledSystem, ModelError, System
 
@@ -78,10 +79,20 @@ class StepperSettings:
     point otherwise stops ~1e-7..1e-5 short of the bound (barrier offset mu / tie-break)."""
     polish_tol: float = 1e-4
     """Relative distance from the h bound within which an "nlp" step is polished."""
+    contact: str = "cone"
+    """How a step meets its gaps (``nlpdyn.contact``): "cone" (chord iterations with the
+    contact coordinates' Jacobian at the start of the step: no spurious work in sustained
+    frictionless contact), "end_normal" (sequential QP with end-of-step gap gradients: O(h)
+    numerical damping of sliding contact) or "linearised" (the seed's rows, one solve)."""
+    contact_fallback: str | None = "end_normal"
+    """Scheme tried on a step where ``contact`` does not converge within ``gap_iterations``
+    (None: none). Such steps are counted in ``Result.stats.contact_fallback`` and their energy
+    shows in the ledger's contact columns."""
     gap_iterations: int = 12
-    """Sequential-QP iterations on the nonlinear end-of-step gaps (0: the seed's linearised
-    gaps only). Each re-solves the fixed-h program with the gaps linearised at the previous
-    iterate; the linearisation otherwise leaves a penetration ~ h^2 |v_t|^2 / clearance."""
+    """Iterations on the nonlinear end-of-step gaps after the first solve (0: the seed's
+    linearised gaps only, whatever ``contact`` says). Each re-solves the fixed-h program with
+    the gaps linearised at the previous iterate; the linearisation otherwise leaves a
+    penetration ~ h^2 |v_t|^2 / clearance."""
     gap_tol: float = 1e-10
     """The gap iterations stop once the penetration plus the last iterate's change of the
     end-of-step position (m, largest component of h dv) is below this."""
@@ -91,8 +102,10 @@ class StepperSettings:
     """The implicit iterations stop once the relative EOM residual with the forces at the
     end of the step is below this."""
     max_penetration: float | None = None
-    """Largest penetration (m) accepted after the gap iterations; a step beyond it is retried
-    with a smaller h. None: 1% of the smallest clearance in the system."""
+    """Largest contact error (m: penetration, or a true gap still open where a contact force
+    acts) accepted after the contact iterations; a step beyond it is retried with a smaller h.
+    None: 10 ``gap_tol`` (1e-9 m by default) for the iterated schemes, 1 % of the smallest
+    clearance for "linearised" (which penetrates by design)."""
 
     def __post_init__(self):
         problems = []
@@ -111,6 +124,13 @@ class StepperSettings:
             problems.append("tie_break and complementarity_eps must be >= 0")
         if self.max_retries < 0:
             problems.append("max_retries must be >= 0")
+        if self.contact not in SCHEMES:
+            problems.append(f"contact must be one of {SCHEMES}, got {self.contact!r}")
+        if self.contact_fallback not in (None, *SCHEMES):
+            problems.append(f"contact_fallback must be None or one of {SCHEMES}, "
+                            f"got {self.contact_fallback!r}")
+        if self.gap_iterations < 0 or not self.gap_tol > 0:
+            problems.append("gap_iterations must be >= 0 and gap_tol > 0")
         if problems:
             raise ModelError(problems)
 
@@ -138,9 +158,15 @@ class StepInfo:
     projection_change: float
     gap_iterations: int = 0
     contact_changed: bool = False
+    contact_scheme: str = ""
+    contact_fallback: bool = False
+    contact_error: float = 0.0
+    projection_energy: float = 0.0
     mu: np.ndarray = field(repr=False, default=None)
     lam: np.ndarray = field(repr=False, default=None)
     gaps: np.ndarray = field(repr=False, default=None)
+    contact_jacobian: np.ndarray = field(repr=False, default=None)
+    impact: np.ndarray = field(repr=False, default=None)
 
 
 def _step_bounds(h) -> tuple[float, float]:
@@ -222,26 +248,41 @@ class Stepper:
         self._contact_force = None
         self.gaps = np.asarray(cs.gap(self.q)).ravel()
         self._active = np.zeros(cs.n_gap, dtype=bool)
+        self._was_open = np.zeros(cs.n_gap, dtype=bool)
         self._projector = None
         self._force_scale = cs.total_mass * (np.linalg.norm(system.gravity) + 1.0)
+        primary = "linearised" if settings.gap_iterations == 0 else settings.contact
+        fallback = settings.contact_fallback
+        self.contact = WithFallback(
+            ContactScheme(primary, settings.gap_iterations, settings.gap_tol, self._force_scale),
+            ContactScheme(fallback, settings.gap_iterations, settings.gap_tol, self._force_scale)
+            if fallback not in (None, primary) and primary != "linearised" else None)
+        self._gap_columns = _gap_columns(cs)
         self._check_limits = np.full(3, 10 * settings.check_tol)
         clearances = [r.element.min_clearance for r in cs.gap_rows
                       if hasattr(r.element, "min_clearance")]
-        self._max_penetration = (settings.max_penetration if settings.max_penetration is not None
-                                 else 0.01 * min(clearances, default=np.inf))
+        # gaps within this of 0 count as in contact when the adaptive scheme predicts closures
+        self._contact_band = 0.01 * min(clearances, default=np.inf)
+        if settings.max_penetration is not None:
+            self._max_penetration = settings.max_penetration
+        elif self.contact.name == "linearised":
+            self._max_penetration = 0.01 * min(clearances, default=np.inf)
+        else:
+            self._max_penetration = ACCEPTED * settings.gap_tol
         self._warn_linearisation(clearances)
 
     def _warn_linearisation(self, clearances):
         """Linearised gaps alone (no gap iterations, no projection) penetrate by about
         h^2 |a_n| per step, |a_n| ~ |g| for pendulum-like motion (FORMULATION.md: 12 h^2 m for
         a 1 m pendulum): warn when that is not well below the smallest clearance."""
-        if not clearances or self.settings.gap_iterations or self.settings.projection:
+        if not clearances or self.contact.name != "linearised" or self.settings.projection:
             return
         penetration = self.h_max**2 * max(np.linalg.norm(self.system.gravity), 1.0)
         if penetration > 0.1 * min(clearances):
             warnings.warn(f"with linearised gaps only, h_max = {self.h_max:g} s may penetrate by "
                           f"~{penetration:.1e} m per step, more than 10 % of the smallest "
-                          f"clearance {min(clearances):g} m: reduce h or keep gap_iterations > 0",
+                          f"clearance {min(clearances):g} m: reduce h or use contact iterations "
+                          "(gap_iterations > 0)",
                           stacklevel=3)
 
     # ------------------------------------------------------------------ initial conditions
@@ -307,85 +348,68 @@ class Stepper:
             h_min, h_max = self.h_min, self.h_max
         if self.step_control == "adaptive":
             h_max = self._predict_contact_step(h_min, h_max)
-        sol, out, retries = self._solve_with_retries(h_min, h_max)
-        return self._accept(sol, out, retries, time.perf_counter() - tic)
+        outcome, retries = self._solve_with_retries(h_min, h_max)
+        return self._accept(outcome, retries, time.perf_counter() - tic)
 
     def _solve_with_retries(self, h_min, h_max):
         reasons = []
         for retry, (kind, bounds) in enumerate(self._attempts(h_min, h_max)):
             try:
-                sol, out = self._solve(kind, bounds, self.q, self._first_curvature(kind, bounds[1]))
+                curvature = (None if kind == "nlp" else
+                             self.contact.first_curvature(self._contact_force, bounds[1], self.cs.nv))
+                sol, out = self._solve(kind, bounds, None, curvature, self.contact.jacobian_at)
                 ok, why = self._check(sol, out)
                 if ok:
-                    sol, out = self._refine(kind, bounds, sol, out)
-                    if out[7][0] < -self._max_penetration and not self.settings.projection:
-                        ok, why = False, (f"penetration {-out[7][0]:.3e} m after "
-                                          f"{sol.gap_iterations} gap iterations")
+                    outcome = self._refine(kind, bounds, sol, out)
+                    sol, out = outcome.sol, outcome.out
+                    if outcome.error > self._max_penetration and not self.settings.projection:
+                        tried = f"'{self.contact.name}'" + (
+                            f" and fallback '{outcome.scheme}'" if outcome.fallback else "")
+                        ok, why = False, (f"contact error {outcome.error:.3e} m (penetration "
+                                          f"{max(-out[7][0], 0):.3e} m) > max_penetration "
+                                          f"{self._max_penetration:.1e} m after the {tried} "
+                                          "contact iterations")
             except RuntimeError as err:     # CasADi errors surface as RuntimeError
                 reasons.append(f"{kind} h={bounds[1]:.3g}: {str(err).splitlines()[0][:200]}")
                 continue
             if ok:
-                return sol, out, retry
+                return outcome, retry
             reasons.append(f"{sol.solver} h={sol.h:.3g}: {why}")
         raise StepFailure(f"step at t = {self.t:.9g} failed after {len(reasons)} attempts: "
                           + "; ".join(reasons[-3:]))
 
-    def _first_curvature(self, kind, h):
-        """Gap curvature for the first QP of a step, weighted by the previous step's contact
-        forces (a contact that persists has similar impulses), expanded about y = 0 (the
-        start of the step, where the first solve linearises the gaps)."""
-        if kind != "qp" or self._contact_force is None or not self._contact_force.any():
-            return None
-        return self._contact_force * h, np.zeros(self.cs.nv)
-
-    def _refine(self, kind, bounds, sol, out):
-        """Polish an "nlp" step onto its h bound, then enforce the nonlinear end-of-step gaps.
+    def _refine(self, kind, bounds, sol, out) -> ContactOutcome:
+        """Polish an "nlp" step onto its h bound, then meet the end-of-step gaps with the
+        contact scheme (``nlpdyn.contact``) at the h already chosen.
 
         Polish: IPOPT's interior point ends ~1e-7..1e-5 short of an active h bound (barrier
         offset mu / tie-break); the step is re-solved with h exactly at the bound.
-        Gap iterations: sequential QP on g(q_end) >= 0 with the fixed-h solver at the h
-        already chosen: the gaps are re-linearised at the previous iterate's end of step and,
-        with the QP solver, their curvature weighted by the previous impulses enters the
-        objective (plain Gauss-Newton 2-cycles when large impulses meet strongly curved gaps).
-        An iterate's error is its penetration plus how far its end-of-step position moved
-        from the previous iterate's (zero once converged); the iterate with the least error
-        is kept, and iterations stop when it is below ``gap_tol``.
         """
         fixed_kind = self.solver
         first = sol
         st = self.settings
         if kind == "nlp" and st.polish and bounds[1] * (1 - st.polish_tol) <= sol.h < bounds[1]:
-            cand, cand_out = self._solve(fixed_kind, (bounds[1], bounds[1]), self.q)
+            cand, cand_out = self._solve(fixed_kind, (bounds[1], bounds[1]), None, None,
+                                         self.contact.jacobian_at)
             if self._check(cand, cand_out)[0]:
                 sol, out = cand, cand_out
-        last, last_out = sol, out
-        error = self._gap_error(out)
-        for it in range(st.gap_iterations if self.cs.n_gap else 0):
-            if error <= st.gap_tol:
-                break
-            curvature = (last.P_g, last.y) if fixed_kind == "qp" else None
-            y_prev = last.y
-            last, last_out = self._solve(fixed_kind, (sol.h, sol.h), last_out[0], curvature)
-            if not self._check(last, last_out)[0]:
-                break
-            last.gap_iterations = it + 1
-            drift = last.h * np.abs(self.program.Linv_T @ (last.y - y_prev)).max()
-            last_error = self._gap_error(last_out) + drift
-            if last_error < error:
-                sol, out, error = last, last_out, last_error
+        h = sol.h
+
+        def solve(q_lin, curvature, jacobian_at):
+            return self._solve(fixed_kind, (h, h), q_lin, curvature, jacobian_at)
+
+        def drift(y_new, y_old):
+            return h * np.abs(self.program.Linv_T @ (y_new - y_old)).max()
+
+        if self.cs.n_gap:
+            outcome = self.contact.refine(solve, self._check, drift, sol, out, self._contact_force)
+        else:
+            outcome = ContactOutcome(sol, out, "", 0, 0.0, True)
+        sol = outcome.sol
         if sol is not first:
             sol.solver, sol.iterations = first.solver, first.iterations
             sol.status = first.status + (" (polished)" if sol.h != first.h else "")
-        return sol, out
-
-    def _gap_error(self, out):
-        """How far a step is from the nonlinear end-of-step contact conditions (m): the
-        penetration plus the largest true gap still open where a contact force acts (the
-        linearised row closed it, the curved gap did not)."""
-        gaps, lam = out[8], out[3]
-        active = lam > 1e-8 * self._force_scale
-        open_active = gaps[active].max(initial=0.0) if active.any() else 0.0
-        return max(-out[7][0], 0.0) + max(open_active, 0.0)
+        return outcome
 
     def _attempts(self, h_min, h_max):
         primary = "nlp" if self.step_control == "nlp" else self.solver
@@ -402,7 +426,7 @@ class Stepper:
         (true gaps at the free end of step, bisection to 1/64 of the bracket)."""
         if self.cs.n_gap == 0:
             return h_max
-        open_ = self.gaps > self._max_penetration
+        open_ = self.gaps > self._contact_band
 
         def closes(h):
             return bool(np.any(self.program.free_gap(self.q, self.v, self.t, h, self.z)[0][open_] < 0))
@@ -417,38 +441,45 @@ class Stepper:
             lo, hi = (lo, mid) if closes(mid) else (mid, hi)
         return lo
 
-    def _solve(self, kind, bounds, q_lin, curvature=None):
-        """One solve of the step program; returns (StepSolution, finish outputs)."""
+    def _solve(self, kind, bounds, q_lin, curvature, jacobian_at):
+        """One solve of the step program (gaps linearised at ``q_lin``, None: the start of the
+        step); returns (StepSolution, finish outputs)."""
         q, v, t, z = self.q, self.v, self.t, self.z
+        q_lin = q if q_lin is None else q_lin
         form = self.settings.form
         if kind == "direct":
             return self.program.solve_direct(q, v, t, bounds[1], z)
         if kind == "qp":
-            return self._solve_qp(bounds[1], q_lin, curvature)
+            return self._solve_qp(bounds[1], q_lin, curvature, jacobian_at)
         if kind == "nlp":
-            key = (form, True)
+            key = (form, True, jacobian_at)
             sol, self._warm[key] = self.program.solve_nlp(form, q, v, t, bounds, self.h_max,
-                                                          True, q_lin, z, self._warm.get(key))
+                                                          True, q_lin, z, self._warm.get(key),
+                                                          jacobian_at)
+            curvature = None
         else:   # IPOPT on a fixed step (primary for solver="ipopt", else the fallback)
-            key = (form if self.solver == "ipopt" else "gauss", False)
+            key = (form if self.solver == "ipopt" else "gauss", False, jacobian_at)
             sol, self._warm[key] = self.program.solve_nlp(key[0], q, v, t, (bounds[1], bounds[1]),
-                                                          bounds[1], False, q_lin, z, self._warm.get(key))
-        return sol, self.program.finish_step(q, v, t, sol.h, q_lin, z, sol)
+                                                          bounds[1], False, q_lin, z,
+                                                          self._warm.get(key), jacobian_at,
+                                                          curvature)
+        return sol, self.program.finish_step(q, v, t, sol.h, q_lin, z, sol, jacobian_at, curvature)
 
-    def _solve_qp(self, h, q_lin, curvature):
+    def _solve_qp(self, h, q_lin, curvature, jacobian_at):
         """The fixed-h QP; with implicit force elements, Newton iterations (one QP each, forces
         linearised at the previous iterate) until the EOM holds with the end-of-step forces."""
         st = self.settings
         y_imp = self._y_guess(h) if self.program.has_implicit else None
         sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z, self._lam_qp,
-                                         curvature, y_imp)
+                                         curvature, y_imp, jacobian_at)
         if not self.program.has_implicit:
             return sol, out
         for it in range(st.implicit_iterations):
             if not np.isfinite(out[-1][2]) or out[-1][2] <= st.implicit_tol:
                 break
             sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z,
-                                             -np.r_[sol.P_eq, sol.P_g], curvature, sol.y)
+                                             -np.r_[sol.P_eq, sol.P_g], curvature, sol.y,
+                                             jacobian_at)
         sol.iterations = it + 1 if st.implicit_iterations else 1
         return sol, out
 
@@ -472,10 +503,11 @@ class Stepper:
                 return False, f"{label} {value:.3e}"
         return False, "non-finite state"
 
-    def _accept(self, sol, out, retries, wall) -> StepInfo:
-        (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, _) = out
+    def _accept(self, outcome, retries, wall) -> StepInfo:
+        sol, out = outcome.sol, outcome.out
+        (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, Pi_g, _, _) = out
         t1 = self.t + sol.h
-        proj_change = 0.0
+        proj_change = proj_energy = 0.0
         if self.settings.projection and (self.cs.n_eq or self.cs.n_gap):
             if self.cs.n_gap:
                 if self._projector is None:
@@ -487,6 +519,7 @@ class Stepper:
                 q_proj, _, viol_after, _ = project_positions(self.cs, q1, t1,
                                                              tol=self.settings.projection_tol)
             proj_change = position_change(q1, q_proj, self.cs.n_bodies)
+            proj_energy = float(self.cs.potential(t1, q_proj)) - float(self.cs.potential(t1, q1))
             q1 = q_proj
             viol = np.array([viol_after])
             gaps = np.asarray(self.cs.gap(q1)).ravel()
@@ -496,13 +529,34 @@ class Stepper:
         self._contact_force = lam
         self._dv, self._dv_h = v1 - self.v, sol.h
         self.z = np.asarray(self.cs.history_next(t1, q1, v1, self.z)).ravel()
-        active = lam > 1e-8 * self._force_scale
+        active = closed_in_solve(outcome.out, self._force_scale, 10 * self.settings.gap_tol)
         changed = bool(np.any(active != self._active))
+        # an impact: a gap of the joint closed in this step or the previous one and carries
+        # force (the closing step lands on the surface still approaching, the next removes
+        # the rest); all of that joint's contact impulses belong to it
+        was_open = self.gaps > 10 * self.settings.gap_tol
+        closing = active & (was_open | self._was_open)
+        impact = active & np.array([closing[r.start:r.stop].any() for r in self.cs.gap_rows
+                                    for _ in range(r.size)], dtype=bool)
+        self._was_open = was_open
+        jac = np.where(self._gap_columns >= 0,
+                       np.take_along_axis(Pi_g, np.maximum(self._gap_columns, 0), axis=1), 0.0)
         self.q, self.v, self.t, self.gaps, self._active = q1, v1, t1, gaps, active
         return StepInfo(t1, sol.h, sol.solver, sol.status, sol.iterations, wall,
                         float(eom[0]), float(viol[0]), float(norm_err[0]), float(min_gap[0]),
                         float(comp[0]), retries, proj_change, sol.gap_iterations, changed,
-                        mu, lam, gaps)
+                        outcome.scheme, outcome.fallback, outcome.error, proj_energy,
+                        mu, lam, gaps, jac, impact)
+
+
+def _gap_columns(cs):
+    """(n_gap, 12): the velocity columns of each gap row's element bodies (-1: the ground)."""
+    cols = np.full((cs.n_gap, 12), -1, dtype=int)
+    for r in cs.gap_rows:
+        for j, b in enumerate(r.element.bodies[:2]):
+            if not b.is_ground:
+                cols[r.start:r.stop, 6 * j:6 * j + 6] = np.arange(6 * b.index, 6 * b.index + 6)
+    return cols
 
 
 def _as_dict(settings):
@@ -568,131 +622,4 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     finally:
         bar.update(stepper.t - last_update)
         bar.close()
-    return _build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message)
-
-
-def _build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message) -> Result:
-    cs = stepper.cs
-    t = np.asarray(ts)
-    q = np.asarray(qs).reshape(len(ts), cs.nq)
-    v = np.asarray(vs).reshape(len(ts), cs.nv)
-    n = len(infos)
-    stats = StepStats(
-        solver=np.array([i.solver for i in infos], dtype="U16"),
-        status=np.array([i.status for i in infos], dtype="U48"),
-        **{f: np.array([getattr(i, f) for i in infos],
-                    dtype=int if f in ("iterations", "retries", "gap_iterations") else
-                    bool if f == "contact_changed" else float)
-           for f in ("iterations", "wall_time", "eom_residual", "constraint_violation", "norm_error",
-                     "min_gap", "complementarity", "retries", "projection_change",
-                     "gap_iterations", "contact_changed")})
-    mu = np.array([i.mu for i in infos]).reshape(n, cs.n_eq)
-    lam = np.array([i.lam for i in infos]).reshape(n, cs.n_gap)
-    gaps = np.asarray(gap_hist).reshape(len(ts), cs.n_gap)
-    kin = np.asarray(cs.kinetic.map(len(ts))(v.T)).ravel()
-    pot = np.asarray(cs.potential.map(len(ts))(t[None, :], q.T)).ravel()
-    n_steps = len(t) - 1
-    jac = _jacobians(cs.velocity_jacobian, n_steps, cs.n_eq, cs.nv, q[:-1].T, t[None, :-1])
-    jac_g = _jacobians(cs.gap_jacobian, n_steps, cs.n_gap, cs.nv, q[:-1].T)
-    wrenches = _element_wrenches(cs, cs.constraint_rows, jac, q[:-1], mu)
-    wrenches.update(_element_wrenches(cs, cs.gap_rows, jac_g, q[:-1], lam))
-    contact_points, contact_vectors = _contact_data(cs, jac_g, q, lam)
-    rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.constraint_rows}
-    gap_rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.gap_rows}
-    info = {"step_control": stepper.step_control, "solver": stepper.solver,
-            "form": stepper.settings.form, "h_min": stepper.h_min, "h_max": stepper.h_max,
-            "program_builds": stepper.program.build_count}
-    h = np.array([i.h for i in infos], dtype=float)
-    z = np.asarray(zs).reshape(len(ts), cs.n_history)
-    force_wrenches, work, element_pot = _force_element_data(cs, t, q, v, z, h)
-    wrenches.update(force_wrenches)
-    force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
-    return Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,
-                  [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
-                  message, stepper.initial_projection, info, contact_points, contact_vectors,
-                  force_elements, work, element_pot)
-
-
-def _force_element_data(cs, t, q, v, z, h):
-    """Per force element: wrenches as each step used them (start of step if explicit, end if
-    implicit), the work done on the bodies, h Q^T (v_start + v_end)/2 summed (with it the
-    kinetic energy balance of a step is exact: T1 - T0 = sum of the works, constraints
-    included), and the stored energy."""
-    n, n_el = len(t) - 1, len(cs.force_elements)
-    pot = np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T)).reshape(n_el, len(t))
-    wrenches, work, element_pot = {}, {}, {}
-    if n == 0:
-        Q = np.zeros((n_el, 0, cs.nv))
-    else:
-        F = cs.element_forces.map(n)
-        zt = z[:-1].T
-        Q_start = np.asarray(F(t[None, :-1], q[:-1].T, v[:-1].T, zt)).reshape(cs.nv, n_el, n, order="F")
-        Q_end = np.asarray(F(t[None, 1:], q[1:].T, v[1:].T, zt)).reshape(cs.nv, n_el, n, order="F")
-        Q = np.where(np.array([el.evaluation == "implicit" for el in cs.force_elements])[None, :, None],
-                     Q_end, Q_start).transpose(1, 2, 0)               # (n_el, n, nv)
-    for j, el in enumerate(cs.force_elements):
-        step_work = h * np.einsum("kv,kv->k", Q[j], 0.5 * (v[:-1] + v[1:])) if n else np.zeros(0)
-        work[el.name] = np.r_[0.0, np.cumsum(step_work)]
-        element_pot[el.name] = pot[j]
-        wrenches[el.name] = _wrenches_from_generalised(el, q[:-1], Q[j], None)
-    return wrenches, work, element_pot
-
-
-def _wrenches_from_generalised(el, q, gen, point):
-    """[force (global), moment about ``point`` (global; None: about each CoM)] per body of
-    ``el`` from its generalised force ``gen`` (n, nv); the ground gets minus the sum."""
-    n = len(q)
-    res = np.zeros((n, len(el.bodies), 6))
-    moving = [j for j, b in enumerate(el.bodies) if not b.is_ground]
-    for j in moving:
-        b = el.bodies[j]
-        k = b.index
-        A = np.array([rotation_matrix(p) for p in q[:, 7 * k + 3:7 * k + 7]]).reshape(n, 3, 3)
-        f = gen[:, 6 * k:6 * k + 3]
-        n_cm = np.einsum("nij,nj->ni", A, gen[:, 6 * k + 3:6 * k + 6])
-        if point is not None:
-            arm = np.einsum("nij,j->ni", A, b.local_point(point))   # point - CoM
-            n_cm = n_cm - np.cross(arm, f)
-        res[:, j, :3], res[:, j, 3:] = f, n_cm
-    for j, b in enumerate(el.bodies):
-        if b.is_ground:
-            res[:, j] = -res[:, moving].sum(axis=1)
-            if point is None:
-                res[:, j, 3:] = np.nan     # moments about the CoMs do not add up
-    return res
-
-
-def _element_wrenches(cs, rows, jac, q, multipliers):
-    """Per element and body: [force (global), moment about the element's point (global)]
-    from the generalised forces jac^T multipliers (jac: (n_rows, n, nv), per step)."""
-    out = {}
-    for r in rows:
-        gen = np.einsum("ekv,ke->kv", jac[r.start:r.stop], multipliers[:, r.start:r.stop])
-        out[r.name] = _wrenches_from_generalised(r.element, q, gen, r.element.reaction_point())
-    return out
-
-
-def _jacobians(fn, n, rows, nv, *args):
-    if n == 0 or rows == 0:
-        return np.zeros((rows, n, nv))
-    return np.asarray(fn.map(n)(*args)).reshape(rows, n, nv)   # column blocks per step
-
-
-def _contact_data(cs, jac_g, q, lam):
-    """Per gap element: contact points (n+1, n_gaps, 3) and force vectors on the child
-    (n, n_gaps, 3), global."""
-    points, vectors = {}, {}
-    if cs.n_gap == 0:
-        return points, vectors
-    all_points = np.asarray(cs.contact_points.map(len(q))(q.T)).reshape(cs.n_gap, 3, len(q),
-                                                                       order="F")
-    for r in cs.gap_rows:
-        child = r.element.bodies[-1]
-        sign = 1.0
-        if child.is_ground:
-            child, sign = r.element.bodies[0], -1.0
-        k = child.index
-        g = jac_g[r.start:r.stop, :, 6 * k:6 * k + 3]                 # (n_gaps, n, 3)
-        vectors[r.name] = sign * np.einsum("jnd,nj->njd", g, lam[:, r.start:r.stop])
-        points[r.name] = np.transpose(all_points[r.start:r.stop], (2, 0, 1))
-    return points, vectors
+    return build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message)

@@ -9,7 +9,7 @@ import numpy as np
 from .body import BodyState, Ground, RigidBody, ground_state
 from .forces.base import ForceElement
 from .forces.elements import Gravity
-from .joints.base import BilateralConstraint, Element, UnilateralConstraint
+from .joints.base import BilateralConstraint, Element, UnilateralConstraint, gap_law
 from .rotations import G_matrix
 
 
@@ -151,11 +151,14 @@ class CompiledSystem:
     """The system as named CasADi functions of q (7 per body), v (6 per body) and t.
 
     Functions (all closed, SX): ``phi(q, t)``, ``phi_q(q, t)``, ``phi_t(q, t)``, ``gap(q)``,
-    ``gap_q(q)``, ``forces(t, q, v, z)`` (Q_A - S; z: the force elements' memory, see
+    ``gap_q(q)``, ``contact_coordinates(q)`` and ``contact_coordinates_q(q)`` (d and
+    dd/dq; ``gap_of_coordinates`` gives g(d)), ``forces(t, q, v, z)`` (Q_A - S; z: the force elements' memory, see
     ``initial_history``), ``forces_explicit`` / ``forces_implicit`` (the same split by where
     each element is evaluated; S goes with the explicit part), ``history_next(t, q, v, z)``,
     ``element_forces(t, q, v, z)`` (nv x n_elements, Q of each force element, gravity
-    first), ``element_potentials(t, q)``, ``energy(t, q, v)``, ``kinetic(v)``,
+    first), ``element_potentials(t, q)``, ``element_conservative_forces(t, q)`` (nv x n_elements,
+    -dV/dq of each element's stored energy as a generalised force), ``gyroscopic(v)`` (S),
+    ``energy(t, q, v)``, ``kinetic(v)``,
     ``potential(t, q)``, ``velocity_jacobian(q, t)`` (Pi, rows of d/dt Phi = Pi v).
     """
 
@@ -192,15 +195,28 @@ class CompiledSystem:
         phi = ca.vertcat(*rows) if rows else ca.SX(0, 1)
         self.n_eq = phi.numel()
 
-        # Unilateral gaps.
-        rows, self.gap_rows, start = [], [], 0
+        # Unilateral gaps, each the law of its contact coordinates: g = d (flat) or
+        # g = radius - |d| (round); see UnilateralConstraint.
+        coords, self.gap_rows, self.gap_laws, problems = [], [], [], []
+        n_d = 0
         for el in system.gaps:
-            expr = ca.vec(ca.SX(el.gaps(self.states_of(el))))
-            rows.append(expr)
-            self.gap_rows.append(ElementRows(el.name, el, start, start + expr.numel()))
-            start += expr.numel()
-        gap = ca.vertcat(*rows) if rows else ca.SX(0, 1)
-        self.n_gap = gap.numel()
+            pairs = el.contact_coordinates(self.states_of(el))
+            start = len(self.gap_laws)
+            for d, radius in pairs:
+                d = ca.vec(ca.SX(d))
+                if radius is None and d.numel() != 1:
+                    problems.append(f"{el.label}: a flat gap needs one contact coordinate, got {d.numel()}")
+                if radius is not None and not (np.isfinite(radius) and radius > 0):
+                    problems.append(f"{el.label}: a round gap needs a radius > 0, got {radius}")
+                coords.append(d)
+                self.gap_laws.append((n_d, n_d + d.numel(), None if radius is None else float(radius)))
+                n_d += d.numel()
+            self.gap_rows.append(ElementRows(el.name, el, start, len(self.gap_laws)))
+        if problems:
+            raise ModelError(problems)
+        d_all = ca.vertcat(*coords) if coords else ca.SX(0, 1)
+        self.n_gap, self.n_coordinates = len(self.gap_laws), n_d
+        gap = self.gap_of_coordinates(d_all)
 
         # Applied forces and gyroscopic terms: Q_A - S, split by where each element is
         # evaluated (start of step: explicit, end of step: implicit); memory z per element.
@@ -267,6 +283,9 @@ class CompiledSystem:
         self.gap = fn("gap", [("q", q)], {"gap": gap})
         self.gap_q = fn("gap_q", [("q", q)], {"gap_q": gap_q})
         self.gap_jacobian = fn("Pi_g", [("q", q)], {"Pi_g": Pi_g})
+        self.contact_coordinates = fn("contact_coordinates", [("q", q)], {"d": d_all})
+        self.contact_coordinates_q = fn("contact_coordinates_q", [("q", q)],
+                                        {"d_q": ca.jacobian(d_all, q)})
         points = [ca.SX(el.contact_points(self.states_of(el))) for el in system.gaps]
         self.contact_points = fn("contact_points", [("q", q)],
                                  {"points": ca.vertcat(*points) if points else ca.SX(0, 3)})
@@ -279,6 +298,13 @@ class CompiledSystem:
         self.element_forces = fn("element_forces", tqvz, {"Q": ca.horzcat(*element_Q)})
         self.element_potentials = fn("element_potentials", [("t", t), ("q", q)],
                                      {"V": ca.vertcat(*element_V)})
+        # the part of each element's force that derives from its stored energy (the rest is
+        # the element's non-conservative work: damping, hysteresis, applied loads)
+        T_v = ca.jacobian(qdot_of_v, v)
+        self.element_conservative_forces = fn(
+            "element_conservative_forces", [("t", t), ("q", q)],
+            {"Q_V": ca.densify(ca.horzcat(*[-(ca.jacobian(V, q) @ T_v).T for V in element_V]))})
+        self.gyroscopic = fn("gyroscopic", [("v", v)], {"S": S})
         self.kinetic = fn("kinetic", [("v", v)], {"T": kinetic})
         self.potential = fn("potential", [("t", t), ("q", q)], {"V": potential})
         self.energy = fn("energy", [("t", t), ("q", q), ("v", v)], {"E": kinetic + potential})
@@ -286,6 +312,11 @@ class CompiledSystem:
         self.phi_expr, self.gap_expr = phi, gap
 
     # ---------------------------------------------------------------- helpers
+    def gap_of_coordinates(self, d):
+        """The gaps as expressions of the stacked contact coordinates ``d`` (n_coordinates)."""
+        rows = [gap_law(d[a] if radius is None else d[a:b], radius) for a, b, radius in self.gap_laws]
+        return ca.vertcat(*rows) if rows else ca.SX(0, 1)
+
     def states_of(self, el: Element) -> list[BodyState]:
         return [self._states[id(b)] for b in el.bodies]
 

@@ -5,10 +5,17 @@ clearance c and axial clearance c_a; its centre of mass sits cm_x along the bar 
 of plane (to excite Z motion). Released from horizontal at rest, gravity -Y.
 *ours*: R = 10 mm, c = c_a = 0.1 mm, bore length 20 mm, m = 1 kg, cm_x = 0.5 m,
 cm_z = 0.05 m, inertia of a 1 m bar of radius 20 mm, t_end = 2 s, h in [1e-3, 2e-3].
+
+References computed without nlpdyn: ``planar_reference`` (the planar bar, cm_z = 0, as an
+event-driven rigid-body model with scipy), ``impact_energy_closed_form`` and the steady
+rotation of ``build_spinning``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
+from scipy.integrate import solve_ivp
 
 import nlpdyn as nd
 
@@ -55,6 +62,126 @@ def impact_energy_closed_form(clearance=1e-4, mass=1.0, cm_x=0.5, bar_length=1.0
     clearance: m g c J / (J + m r^2) (angular momentum about the contact is conserved)."""
     J = mass * (3 * bar_radius**2 + bar_length**2) / 12
     return mass * gravity * clearance * J / (J + mass * cm_x**2)
+
+
+def build_spinning(omega=10.0, clearance=1e-4, radius=0.01, bore_length=0.02, mass=1.0,
+                   cm_x=0.5, bar_length=1.0, bar_radius=0.02) -> nd.System:
+    """The bar spinning about the pin at ``omega`` (rad/s) without gravity, its bore pressed
+    outward against the pin: a steady rotation in sustained frictionless contact. Exact
+    solution: the rotation stays uniform, the energy constant and the contact force
+    m omega^2 (cm_x + clearance) (``spinning_contact_force``)."""
+    s = nd.System(gravity=(0, 0, 0))
+    offset = np.array([clearance, 0.0, 0.0])
+    bar = s.add_body("bar", mass=mass,
+                     inertia=(0.5 * mass * bar_radius**2, *(2 * [mass * (3 * bar_radius**2 + bar_length**2) / 12])),
+                     position=np.array([cm_x, 0.0, 0.0]) + offset,
+                     velocity=(0.0, omega * (cm_x + clearance), 0.0), angular_velocity=(0, 0, omega))
+    s.add_joint(nd.RevoluteClearance(s.ground, bar, point=(0, 0, 0), axis=(0, 0, 1), radius=radius,
+                                     clearance=clearance, length=bore_length,
+                                     axial_clearance=clearance, name="pin", offset=offset))
+    return s
+
+
+def spinning_contact_force(omega=10.0, clearance=1e-4, mass=1.0, cm_x=0.5):
+    return mass * omega**2 * (cm_x + clearance)
+
+
+@dataclass
+class PlanarReference:
+    """The planar bar's exact motion (rigid, frictionless, perfectly plastic impacts)."""
+
+    energy_start: float
+    impacts: list = field(default_factory=list)          # (t, energy lost)
+    phases: list = field(default_factory=list)           # solve_ivp solutions, in order
+    turning_point: tuple = (np.nan, np.nan)              # (t, energy change) at the first
+
+
+def planar_reference(clearance=1e-4, mass=1.0, cm_x=0.5, bar_length=1.0, bar_radius=0.02,
+                     gravity=9.81, t_end=1.2, rtol=1e-12, atol=1e-14) -> PlanarReference:
+    """The planar clearance pendulum (cm_z = 0, bore centred at the start) without nlpdyn.
+
+    Free flight of the bar (x, y, theta) until the bore centre b = r + A(theta) s reaches
+    |b| = clearance; a perfectly plastic frictionless impact (the normal velocity of the bore
+    centre removed by an impulse along b); contact in the coordinates (phi, theta) of
+    b = clearance (cos phi, sin phi) until the normal force vanishes; and so on. The energy
+    change is recorded at the swing's first turning point (the angular velocity back to 0 on
+    the far side)."""
+    J = mass * (3 * bar_radius**2 + bar_length**2) / 12
+    s_b, grav, c = np.array([-cm_x, 0.0]), np.array([0.0, -gravity]), clearance
+    perp = np.array([[0.0, -1.0], [1.0, 0.0]])
+
+    def rot(th):
+        return np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
+
+    def energy(r, rd, th_dot):
+        return 0.5 * mass * rd @ rd + 0.5 * J * th_dot**2 + mass * gravity * r[1]
+
+    def contact(x):
+        """Accelerations and normal force in contact: m r'' = m g - lam e,
+        J th'' = (s_w x (-lam e))_z, r = c e(phi) - s_w."""
+        phi, th, dphi, dth = x
+        e, ep = np.array([np.cos(phi), np.sin(phi)]), np.array([-np.sin(phi), np.cos(phi)])
+        sw = rot(th) @ s_b
+        A = np.zeros((3, 3))
+        A[:2, 0], A[:2, 1], A[:2, 2] = mass * c * ep, -mass * (perp @ sw), e
+        A[2, 1], A[2, 2] = J, sw[0] * e[1] - sw[1] * e[0]
+        rhs = np.r_[mass * grav + mass * c * dphi**2 * e - mass * dth**2 * sw, 0.0]
+        phidd, thdd, lam = np.linalg.solve(A, rhs)
+        return np.array([dphi, dth, phidd, thdd]), lam
+
+    def full(x):
+        phi, th, dphi, dth = x
+        sw = rot(th) @ s_b
+        e, ep = np.array([np.cos(phi), np.sin(phi)]), np.array([-np.sin(phi), np.cos(phi)])
+        return c * e - sw, th, c * dphi * ep - dth * (perp @ sw), dth
+
+    r, th, rd, dth, t = np.array([cm_x, 0.0]), 0.0, np.zeros(2), 0.0, 0.0
+    out = PlanarReference(energy(r, rd, dth))
+
+    def hit(_, y):
+        return c - np.linalg.norm(y[0:2] + rot(y[2]) @ s_b)
+    hit.terminal, hit.direction = True, -1
+
+    def separate(_, x):
+        return contact(x)[1]
+    separate.terminal, separate.direction = True, -1
+
+    def turn(_, x):
+        return x[3]
+    turn.direction = 1       # the swing's angular velocity (negative) comes back through 0
+
+    while t < t_end:
+        sol = solve_ivp(lambda _, y: np.r_[y[3:5], y[5], grav, 0.0], (t, t_end),
+                        np.r_[r, th, rd, dth], events=hit, rtol=rtol, atol=atol, dense_output=True)
+        out.phases.append(sol)
+        if sol.status == 0:
+            break
+        t, y = sol.t_events[0][0], sol.y_events[0][0]
+        r, th, rd, dth = y[0:2], y[2], y[3:5], y[5]
+        b = r + rot(th) @ s_b
+        e, sw = b / np.linalg.norm(b), rot(th) @ s_b
+        arm = sw[0] * e[1] - sw[1] * e[0]
+        vn = (rd + dth * (perp @ sw)) @ e
+        if vn > 0:           # plastic impact: impulse -P e at the bore centre
+            P = vn / (1 / mass + arm**2 / J)
+            before = energy(r, rd, dth)
+            rd, dth = rd - P * e / mass, dth - P * arm / J
+            out.impacts.append((t, before - energy(r, rd, dth)))
+        phi = np.arctan2(b[1], b[0])
+        ep = np.array([-np.sin(phi), np.cos(phi)])
+        x0 = np.array([phi, th, ((rd + dth * (perp @ sw)) @ ep) / c, dth])
+        sol = solve_ivp(lambda _, x: contact(x)[0], (t, t_end), x0, events=[separate, turn],
+                        rtol=rtol, atol=atol, dense_output=True)
+        out.phases.append(sol)
+        if len(sol.t_events[1]) and np.isnan(out.turning_point[0]):
+            x = sol.y_events[1][0]
+            rr, _, rrd, ddth = full(x)
+            out.turning_point = (sol.t_events[1][0], energy(rr, rrd, ddth) - out.energy_start)
+        if sol.status == 0:
+            break
+        t, x = sol.t_events[0][0], sol.y_events[0][0]
+        r, th, rd, dth = full(x)
+    return out
 
 
 # Step settings of the ideal-vs-clearance comparison (CASES.md #4, seed 002 Figs. 31-37):

@@ -1,10 +1,15 @@
 """Cylindrical clearance slider (CASES.md #1, seed 002 Fig. 6).
 
 A rigid rod of radius R is fixed along Z; a tube (the slider) with radial clearance c slides
-on it. Gravity -Y drops the tube onto the rod and a constant force F = (0, 0, 5) N at the
-body point s'_f = (0, 0.02, 0.05) tilts it until both tube ends touch the rod diametrically
-opposite; then it slides along Z. Values marked *ours* in CASES.md: R = 10 mm, tube length
-0.1 m, m = 1 kg, J' of a thick tube (outer radius 20 mm), h in [1e-3, 1e-2], 1 s.
+on it. Gravity -Y drops the tube onto the rod and a constant force F = (0, 0, 30) N at the
+body point s'_f = (0, 0.02, 0.05) (global, initial configuration) tilts it: the push's moment
+F s_y = 0.6 N m exceeds the weight's m g L/2 = 0.49 N m, so the tube turns about +X until both
+ends touch the rod diametrically opposite: end +L/2 rests on the rod's upper side, end -L/2
+presses against its lower side, tilt sin(theta) = 2c/L (the gaps are measured at the bore end
+centres). Then it slides along Z with a = F/m, the contact forces (1.065 N at end -L/2,
+10.875 N at end +L/2) fixed by statics (tests/test_clearance_sliders.py).
+Values marked *ours* in CASES.md: R = 10 mm, tube length 0.1 m, m = 1 kg, J' of a thick tube
+(outer radius 20 mm), h in [1e-3, 1e-2], 1 s.
 """
 from __future__ import annotations
 
@@ -19,7 +24,7 @@ def tube_inertia(mass, inner, outer, length):
 
 
 def build(radius=0.01, clearance=1e-4, length=0.1, mass=1.0, outer=0.02,
-          force=(0.0, 0.0, 5.0), force_point=(0.0, 0.02, 0.05), ideal=False) -> nd.System:
+          force=(0.0, 0.0, 30.0), force_point=(0.0, 0.02, 0.05), ideal=False) -> nd.System:
     """Body "tube" on clearance joint "bore" (``ideal=True``: an ideal Cylindrical joint)."""
     s = nd.System(gravity=(0, -9.81, 0))
     tube = s.add_body("tube", mass=mass,

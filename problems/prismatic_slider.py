@@ -4,8 +4,15 @@ An equilateral triangular cavity (the ground) along Z holds a triangular slider 
 e_i = 30 mm with clearance c = 0.3 mm (cavity = slider profile offset outward by c; its edge
 follows as e_j = e_i + 2 sqrt(3) c). Each of the slider's six vertices (three per end face)
 is held off the cavity's two adjacent planes: 12 gaps. Gravity -Y; a constant force
-F = (0, 0, 5) N at the body point s'_f = (0, 0.01, 0.05) tilts the slider until all six
-vertices touch, then it slides along Z. *ours*: m = 1 kg, length 0.1 m, h in [1e-3, 1e-2].
+F = (5, 0, 60) N at the body point s'_f = (0, 0.01, 0.05) (global, initial configuration):
+its moment about X, 0.6 N m, beats the weight's m g L/2 = 0.49 N m, and F_x adds moments
+about Y (0.25 N m) and Z (-0.05 N m), so vertices at both end faces engage. With these data
+five of the six vertices come to rest on a cavity plane (gaps 0, 2, 6, 9, 10: the end +L/2
+sits on the bottom plane with its two lower vertices and its top vertex on the upper right
+plane; the end -L/2 rises against both upper planes). That is as many contacts as freedoms
+besides the Z slide, so the contact forces are statically determinate; the XY motion stops
+within ~35 ms and the slider slides along Z with a = F_z/m. *ours*: m = 1 kg, length 0.1 m, h in
+[1e-3, 1e-2].
 """
 from __future__ import annotations
 
@@ -25,7 +32,7 @@ def cavity_edge(edge, clearance):
     return edge + 2 * np.sqrt(3) * clearance
 
 
-def build(edge=0.03, clearance=3e-4, length=0.1, mass=1.0, force=(0.0, 0.0, 5.0),
+def build(edge=0.03, clearance=3e-4, length=0.1, mass=1.0, force=(5.0, 0.0, 60.0),
           force_point=(0.0, 0.01, 0.05), ideal=False) -> nd.System:
     """Body "slider" in clearance joint "cavity" (``ideal=True``: an ideal Prismatic)."""
     s = nd.System(gravity=(0, -9.81, 0))

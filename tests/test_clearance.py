@@ -125,24 +125,6 @@ def test_clearance_must_be_positive():
 
 
 # ---------------------------------------------------------------- stepping with contact
-@pytest.mark.parametrize("h", [1e-3, (1e-3, 1e-2)])
-def test_clearance_slider_statics_and_sliding(h):
-    """Tube on a fixed rod (CASES.md #1 data): once both ends rest on the rod, the contact
-    forces balance gravity and the push's moment (the two end gaps are redundant for the
-    vertical force, so the check is on resultants: sum = m g, moment about the centre =
-    F s_y), and the tube slides with a = F/m along Z."""
-    res = nd.simulate(clearance_slider.build(), t_end=0.5, h=h, progress=False)
-    assert res.success
-    lam = res.contact_force("bore")
-    settled = res.t > 0.1
-    assert np.allclose(lam[settled].sum(axis=1), 9.81, atol=1e-8)
-    assert np.allclose(lam[settled, 1] - lam[settled, 0], 5.0 * 0.02 / 0.05, atol=1e-8)
-    vz = res.velocity("tube")[:, 2]
-    assert np.allclose(vz, 5.0 * res.t, atol=1e-9)           # sliding is frictionless
-    assert res.gap("bore").min() >= -1e-10
-    assert np.allclose(res.reaction_force("bore")[settled[1:]][:, 1], 9.81, atol=1e-8)
-
-
 def test_inelastic_impact_never_gains_energy():
     """A tube dropped onto the rod (gravity only): mechanical energy never rises across a
     step, in particular not across the steps that close a gap."""
@@ -156,21 +138,6 @@ def test_inelastic_impact_never_gains_energy():
     assert res.energy[-1] < res.energy[0]      # the impact dissipated energy
 
 
-def test_prismatic_slider_settles_and_slides():
-    """Triangular slider (CASES.md #2 data): it drops by the clearance onto the two lower
-    cavity planes, its XY motion stops, and the contact resultant carries its weight while
-    it slides along Z with a = F/m."""
-    from problems import prismatic_slider
-    res = nd.simulate(prismatic_slider.build(), t_end=0.5, h=(1e-3, 1e-2), progress=False)
-    assert res.success and res.gap("cavity").min() >= -1e-10
-    late = res.t > 0.2
-    assert np.abs(res.velocity("slider")[late, :2]).max() <= 1e-9
-    assert np.allclose(res.contact_force("cavity")[late].sum(axis=1), 9.81, atol=1e-8)
-    assert np.allclose(res.velocity("slider")[:, 2], 5.0 * res.t, atol=1e-9)
-    # settled: the vertex on +Y is free, the body dropped by the clearance (sin 30 geometry)
-    assert res.position("slider")[-1, 1] == pytest.approx(-3e-4, abs=1e-9)
-
-
 def _deviation(res, ideal, t_max):
     """Largest distance between the clearance and ideal pendulums' centres for t <= t_max."""
     keep = ideal.t <= t_max + 1e-12
@@ -179,28 +146,101 @@ def _deviation(res, ideal, t_max):
     return np.hypot(x - ideal.position("bar")[keep, 0], y - ideal.position("bar")[keep, 1]).max()
 
 
-def test_clearance_to_zero_converges_to_the_ideal_joint():
-    """Planar clearance pendulum (CASES.md #3 data with cm_z = 0) against the ideal revolute.
-    Early on (before contact sliding has dissipated anything) the deviation is proportional to
-    the clearance; over 1 s the sliding contact dissipates O(h) energy per unit time (numerical
-    damping, seed 002 Fig. 30), so the deviation also needs h -> 0: it halves with h."""
+@pytest.mark.parametrize("h", [1e-3, 2.5e-4])
+def test_clearance_to_zero_moves_like_the_ideal_joint(h):
+    """Planar clearance pendulum (CASES.md #3 data, cm_z = 0) against the ideal revolute:
+    with c = 1e-6 m the centre of mass stays within 1e-4 m of the ideal joint's over 1 s (its
+    rows tend to the ideal joint's as c -> 0), and the deviation is proportional to c."""
     from problems import clearance_pendulum
-    h = 2.5e-4
-    ideal = nd.simulate(clearance_pendulum.build(cm_z=0.0, ideal=True), t_end=0.1, h=h,
+    ideal = nd.simulate(clearance_pendulum.build(cm_z=0.0, ideal=True), t_end=1.0, h=h,
                         progress=False)
-    early = [_deviation(nd.simulate(clearance_pendulum.build(cm_z=0.0, clearance=c,
-                                                             axial_clearance=c),
-                                    t_end=0.1, h=h, progress=False), ideal, 0.1)
-             for c in (1e-3, 1e-4)]
-    assert 8 < early[0] / early[1] < 12                    # linear in c
-    late = []
-    for step in (5e-4, 2.5e-4):
-        ref = nd.simulate(clearance_pendulum.build(cm_z=0.0, ideal=True), t_end=1.0, h=step,
-                          progress=False)
-        res = nd.simulate(clearance_pendulum.build(cm_z=0.0), t_end=1.0, h=step, progress=False)
-        assert res.success
-        late.append(_deviation(res, ref, 1.0))
-    assert 1.6 < late[0] / late[1] < 2.4                   # first order in h
+    runs = {c: nd.simulate(clearance_pendulum.build(cm_z=0.0, clearance=c, axial_clearance=c),
+                           t_end=1.0 if c == 1e-6 else 0.1, h=h, progress=False)
+            for c in (1e-6, 1e-4, 1e-5)}
+    assert all(r.success for r in runs.values())
+    assert _deviation(runs[1e-6], ideal, 1.0) <= 1e-4
+    early = [_deviation(runs[c], ideal, 0.1) for c in (1e-4, 1e-5)]
+    assert 5 < early[0] / early[1] < 20                    # linear in c
+
+
+def test_planar_reference_loses_exactly_the_plastic_impact():
+    """The event-driven scipy model (no nlpdyn) of the bar falling onto the pin: one impact,
+    losing m g c J / (J + m r^2), then contact to the first turning point without losing
+    anything more (its energy is conserved to the integration tolerance)."""
+    from problems import clearance_pendulum
+    for c in (1e-3, 1e-4):
+        ref = clearance_pendulum.planar_reference(clearance=c)
+        closed = clearance_pendulum.impact_energy_closed_form(clearance=c)
+        assert len(ref.impacts) == 1
+        assert ref.impacts[0][1] == pytest.approx(closed, rel=1e-9)
+        assert -ref.turning_point[1] == pytest.approx(closed, rel=1e-8)
+
+
+@pytest.fixture(scope="module")
+def drop_runs():
+    from problems import clearance_pendulum
+    return {h: nd.simulate(clearance_pendulum.build(cm_z=0.0, clearance=1e-3, axial_clearance=1e-3),
+                           t_end=1.1, h=h, progress=False) for h in (2e-3, 1e-3)}
+
+
+@pytest.mark.parametrize("h", [2e-3, 1e-3])
+def test_drop_onto_the_pin_loses_the_plastic_impact(drop_runs, h):
+    """A bar (1 kg, CoM 0.5 m from the pin) released horizontal with the bore centred in a
+    1 mm clearance falls onto the pin. Physics (``planar_reference``, scipy): one plastic
+    impact loses m g c J / (J + m r^2) = 2.4547e-3 J, then frictionless sliding does no work.
+    The ledger's impact column is that loss (the lever arm turns by O(h^2) during the two
+    impact steps: 2e-8 relative at h = 2e-3); the loss by the first turning point is within
+    20 % of it, the rest being the sustained contact's first-order numerical dissipation;
+    every gap stays >= -1e-9 m."""
+    from problems import clearance_pendulum
+    res = drop_runs[h]
+    assert res.success and res.gaps.min() >= -1e-9
+    closed = clearance_pendulum.impact_energy_closed_form(clearance=1e-3)
+    ledger = res.energy_ledger()
+    assert -ledger["impact:pin"].iloc[-1] == pytest.approx(closed, rel=1e-6)
+    loss, _ = clearance_pendulum.turning_point_energy(res)
+    reference = -clearance_pendulum.planar_reference(clearance=1e-3).turning_point[1]
+    assert -loss[0] == pytest.approx(reference, rel=0.2)
+
+
+def test_drop_excess_loss_is_first_order(drop_runs):
+    """What the drop loses beyond the plastic impact by the first turning point is the time
+    discretisation's: it halves with h."""
+    from problems import clearance_pendulum
+    reference = -clearance_pendulum.planar_reference(clearance=1e-3).turning_point[1]
+    excess = [-clearance_pendulum.turning_point_energy(drop_runs[h])[0][0] - reference
+              for h in (2e-3, 1e-3)]
+    assert 0.4 < excess[1] / excess[0] < 0.6
+
+
+@pytest.mark.parametrize("h", [1e-3, 5e-4])
+def test_sustained_frictionless_contact_does_no_work(h):
+    """The bar spinning about the pin at 10 rad/s without gravity, its bore pressed outward:
+    exact solution a uniform rotation with constant energy and contact force
+    m omega^2 (r + c). The energy changes no more than the same bar's on an ideal revolute
+    (the integrator's own error) plus lam c omega^2 h t (the circle's normal taken at the end
+    of the step; zero as c -> 0), and the force is exact to O(c / r) after the first step.
+    The end-of-step-normal scheme ("end_normal") takes out thousands of times more."""
+    from problems import clearance_pendulum
+    omega, c, t_end = 10.0, 1e-4, 2.0
+    lam_exact = clearance_pendulum.spinning_contact_force(omega, c)
+    s = nd.System(gravity=(0, 0, 0))
+    b0 = clearance_pendulum.build_spinning(omega, c).bodies[0]
+    bar = s.add_body("bar", b0.mass, b0.inertia, position=(0.5, 0, 0), velocity=(0, 0.5 * omega, 0),
+                     angular_velocity=(0, 0, omega))
+    s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 0, 1), name="pin"))
+    ideal = nd.simulate(s, t_end=t_end, h=h, progress=False)
+    res = nd.simulate(clearance_pendulum.build_spinning(omega, c), t_end=t_end, h=h, progress=False)
+    assert res.success and res.gaps.min() >= -1e-9
+    lam = res.contact_force("pin")[2:, :2].sum(axis=1)
+    assert np.abs(lam / lam_exact - 1).max() <= c / 0.5
+    ledger = res.energy_ledger()
+    change = ledger.total.iloc[-1] - ledger.total.iloc[0]
+    assert abs(change) <= abs(ideal.energy[-1] - ideal.energy[0]) + lam_exact * c * omega**2 * h * t_end
+    assert ledger["impact:pin"].iloc[-1] == 0.0
+    old = nd.simulate(clearance_pendulum.build_spinning(omega, c), t_end=t_end, h=h,
+                      progress=False, contact="end_normal").energy_ledger()
+    assert old["contact:pin"].iloc[-1] < 1000 * min(ledger["contact:pin"].iloc[-1], -abs(change))
 
 
 def test_warns_when_linearised_gaps_outrun_the_clearance():
@@ -214,100 +254,118 @@ def test_warns_when_linearised_gaps_outrun_the_clearance():
         nd.Stepper(clearance_pendulum.build(clearance=1e-3), h=1e-3, gap_iterations=0)
 
 
-@pytest.mark.parametrize("h", [1e-3, 2.5e-4])
-def test_pendulum_falling_onto_the_pin_loses_the_plastic_impact_energy(h):
-    """Released with the bore centred, the bar falls through the clearance c (pure translation)
-    and hits the pin: a perfectly plastic impact conserves the angular momentum about the
-    contact, keeping the fraction m r^2 / (J + m r^2) of the kinetic energy m g c. Compared
-    with the same bar started resting on the pin, the extra energy lost is
-    m g c J / (J + m r^2) (closed form), whatever h."""
-    from problems import clearance_pendulum
-    losses = []
-    for centred in (True, False):
-        res = nd.simulate(clearance_pendulum.build(cm_z=0.0, start_centred=centred), t_end=0.03,
-                          h=h, progress=False)
-        assert res.success
-        losses.append(res.energy[-1] - res.energy[0])
-    expected = clearance_pendulum.impact_energy_closed_form()
-    assert expected == pytest.approx(9.81e-4 * 0.25020, rel=1e-4)   # J = 0.0834, m r^2 = 0.25
-    assert losses[1] - losses[0] == pytest.approx(expected, rel=2e-3)
-
-
-def _exact_step_by_ipopt(cs, q0, v0, h):
-    """The fixed-h step with the true (nonlinear) end-of-step gaps, solved by IPOPT from the
-    step's definition: minimise |v - v_free|_M^2 / 2 subject to g(q0 + h qdot(v)) >= 0, with
-    v_free = v0 + h M^-1 (m g, -w x J w) and the Euler-parameter update with the linearised
-    normalisation, p + h G(p)^T w / (2 |p|^2) - p (|p|^2 - 1) / (2 |p|^2)."""
+def _cone_step_by_ipopt(body, q0, v0, h, radius_c=1e-4, axial_c=1e-4, length=0.02):
+    """The "cone" step of CASES.md #3 from its definition (FORMULATION.md, "Radial clearance
+    as a cone"), with geometry written here: the bore's end centres e_k = r + A(p) s_k (pin
+    along Z through the origin); the radial rows |d_k(q_lin) + D_k(q0) (q1(v) - q_lin)| <= c
+    with d_k = (e_k,x, e_k,y), the axial rows the same chord linearisation of the flat gaps
+    e_1,z + L/2 + c_a and L/2 + c_a - e_2,z; IPOPT minimises |v - v_free|_M^2 / 2 for each
+    q_lin, and q_lin is iterated to q1. Returns (v, normal forces [radial 1, 2, axial 1, 2])."""
     import casadi as ca
     from nlpdyn.rotations import G_matrix
-    (body,) = cs.bodies
-    v = ca.SX.sym("v", 6)
+
+    def rotation(p):
+        e0, e = p[0], p[1:]
+        p = p / ca.norm_2(p)
+        e0, e = p[0], p[1:]
+        return (2 * e0**2 - 1) * ca.DM.eye(3) + 2 * (e @ e.T + e0 * ca.skew(e))
+
+    q, v = ca.SX.sym("q", 7), ca.SX.sym("v", 6)
+    ends = [q[:3] + rotation(q[3:]) @ (ca.DM([0, 0, z]) - ca.DM(body.position))
+            for z in (-length / 2, length / 2)]
+    coords = ca.vertcat(ends[0][:2], ends[1][:2], ends[0][2] + length / 2 + axial_c,
+                        length / 2 + axial_c - ends[1][2])
     p0 = q0[3:7]
     n2 = p0 @ p0
     q1 = ca.vertcat(q0[:3] + h * v[:3],
                     p0 + h * ca.DM(G_matrix(p0)).T @ v[3:] / (2 * n2) - p0 * (n2 - 1) / (2 * n2))
+    d_fn = ca.Function("d", [q], [coords])
+    D0 = ca.Function("D", [q], [ca.jacobian(coords, q)])(q0)
+    M = np.diag(np.r_[3 * [body.mass], np.diag(body.inertia)])
     w0 = v0[3:]
-    f = np.r_[body.mass * cs.system.gravity, -np.cross(w0, body.inertia @ w0)]
-    v_free = v0 + h * np.linalg.solve(cs.M, f)
-    solver = ca.nlpsol("exact", "ipopt", {"x": v, "f": 0.5 * ca.bilin(ca.DM(cs.M), v - v_free),
-                                          "g": cs.gap(q1)},
-                       {"print_time": False, "ipopt": {"print_level": 0, "sb": "yes", "tol": 1e-12,
+    v_free = v0 + h * np.linalg.solve(M, np.r_[0, -9.81 * body.mass, 0, -np.cross(w0, body.inertia @ w0)])
+    q_lin = ca.SX.sym("q_lin", 7)
+    d_lin = d_fn(q_lin) + D0 @ (q1 - q_lin)
+    g = ca.vertcat(radius_c - ca.norm_2(d_lin[0:2]), radius_c - ca.norm_2(d_lin[2:4]), d_lin[4], d_lin[5])
+    solver = ca.nlpsol("cone", "ipopt", {"x": v, "p": q_lin, "f": 0.5 * ca.bilin(ca.DM(M), v - v_free),
+                                         "g": g},
+                       {"print_time": False, "ipopt": {"print_level": 0, "sb": "yes", "tol": 1e-14,
                                                         "bound_relax_factor": 0}})
-    sol = solver(x0=v_free, lbg=0, ubg=np.inf)
-    assert solver.stats()["success"]
-    return np.asarray(sol["x"]).ravel(), -np.asarray(sol["lam_g"]).ravel()   # forces, N
+    step = ca.Function("q1", [v], [q1])
+    lin, x = q0.copy(), v_free
+    for _ in range(50):
+        sol = solver(x0=x, p=lin, lbg=0, ubg=np.inf)
+        assert solver.stats()["success"]
+        x = np.asarray(sol["x"]).ravel()
+        new = np.asarray(step(x)).ravel()
+        if np.abs(new - lin).max() < 1e-15:
+            break
+        lin = new
+    return x, -np.asarray(sol["lam_g"]).ravel()      # rows in metres: multipliers in N
 
 
-def test_gap_iterations_solve_the_exact_step_of_a_jammed_bore():
+def test_contact_iterations_reach_the_cone_step_of_a_jammed_bore():
     """CASES.md #3 (out-of-plane centre of mass): at t = 0.27275 s the bore is jammed against
-    the pin at both ends by a tilt impact of several hundred newtons. Re-linearising the gaps
-    alone (Gauss-Newton) does not converge there; the sequential QP with the gaps' curvature
-    reaches the exact nonlinear step that IPOPT finds from the step's definition."""
+    the pin at both ends with several hundred newtons. Without the circle's curvature term the
+    chord iterations do not converge there; with it the stepper reaches, in a few iterations,
+    the cone step that IPOPT finds from its definition with geometry written in the test."""
     from problems import clearance_pendulum
     h = 2.5e-4
     stepper = nd.Stepper(clearance_pendulum.build(), h=h)
     while stepper.t < 0.2727:
         stepper.step()
     q0, v0, t0 = stepper.q.copy(), stepper.v.copy(), stepper.t
-    q_lin, penetrations = q0, []
+    q_lin, y_prev, drift = q0, None, []
     for _ in range(8):
-        _, out = stepper.program.solve_qp(q0, v0, t0, h, q_lin, stepper.z)
-        q_lin = out[0]
-        penetrations.append(-out[7][0])
-    assert min(penetrations[3:]) > 1e-9                    # Gauss-Newton keeps penetrating
+        sol, out = stepper.program.solve_qp(q0, v0, t0, h, q_lin, stepper.z)
+        if y_prev is not None:
+            drift.append(h * np.abs(stepper.program.Linv_T @ (sol.y - y_prev)).max())
+        q_lin, y_prev = out[0], sol.y
+    assert min(drift) > 1e-6                                # no curvature: no convergence
     info = stepper.step()
-    v_exact, lam_exact = _exact_step_by_ipopt(stepper.cs, q0, v0, h)
-    assert info.min_gap >= -stepper.settings.gap_tol
-    assert lam_exact[:2].min() > 200                        # both bore ends carry the jam
-    assert np.allclose(stepper.v, v_exact, atol=stepper.settings.gap_tol / h)
-    assert np.allclose(info.lam, lam_exact, rtol=1e-4, atol=1e-6)
+    assert info.contact_scheme == "cone" and not info.contact_fallback
+    assert info.gap_iterations <= 6 and info.min_gap >= -stepper.settings.gap_tol
+    v_ref, lam_ref = _cone_step_by_ipopt(stepper.cs.bodies[0], q0, v0, h)
+    assert lam_ref[:2].min() > 200                          # both bore ends carry the jam
+    assert np.allclose(stepper.v, v_ref, rtol=0, atol=stepper.settings.gap_tol / h)
+    assert np.allclose(info.lam, lam_ref, rtol=1e-4, atol=1e-6)
+
+
+# CASES.md #3's loss by the first turning point, converged: Richardson extrapolation of the
+# end-of-step-normal scheme over h = 1e-3 ... 6.25e-5 (issue 10), a discretisation independent
+# of the default scheme, which approaches it from below (benchmarks/energy_vs_step_bounds.py).
+CASE3_FIRST_TURNING_POINT_LOSS = 4.25e-3
 
 
 @pytest.mark.parametrize("h", [1e-3, (1e-3, 2e-3)])
-def test_out_of_plane_clearance_pendulum_runs_without_retries(h):
-    """CASES.md #3 as given (cm_z = 0.05 m, 2 s): the bore tilts and jams against the pin
-    and the bar moves along Z within the axial play; every step converges first time, the
-    gaps hold, and the energy at fixed h never rises."""
+def test_out_of_plane_clearance_pendulum(h):
+    """CASES.md #3 as given (cm_z = 0.05 m, 2 s): the bore tilts and jams against the pin and
+    the bar moves along Z within the axial play. Every step converges first time without a
+    fallback, every gap stays >= -1e-9 m, the loss by the first turning point is within a
+    factor 2 of the converged one, and the energy never rises above its start by more than
+    the same pendulum's on an ideal revolute (the integrator's O(h) oscillation)."""
     from problems import clearance_pendulum
     res = nd.simulate(clearance_pendulum.build(), t_end=2.0, h=h, progress=False)
-    assert res.success and res.stats.retries.sum() == 0
-    assert res.gap("pin").min() >= -1e-10
+    assert res.success and res.stats.retries.sum() == 0 and not res.stats.contact_fallback.any()
+    assert res.gap("pin").min() >= -1e-9
     lam = res.contact_force("pin")
     assert ((lam[:, 0] > 0) & (lam[:, 1] > 0)).mean() > 0.9   # both bore ends in contact
     bore_z = res.contact_point("pin")[:, 2:4, 2].mean(axis=1)  # centre of the bore's end faces
     tilt = 2e-4 / 0.02                                          # largest tilt: 2 c / length
     assert np.ptp(bore_z) > 1e-5
     # axial play (+ the tilt's cosine), to the gap tolerance the stepper enforces
-    assert np.abs(bore_z).max() <= 1e-4 + 0.01 * tilt**2 / 2 + 1e-10
-    if not isinstance(h, tuple):
-        assert np.diff(res.energy).max() <= 1e-12
-    assert res.energy[-1] < res.energy[0]
+    assert np.abs(bore_z).max() <= 1e-4 + 0.01 * tilt**2 / 2 + 1e-9
+    loss, _ = clearance_pendulum.turning_point_energy(res)
+    assert 0.5 < -loss[0] / CASE3_FIRST_TURNING_POINT_LOSS < 2
+    ideal = nd.simulate(clearance_pendulum.build(ideal=True), t_end=2.0, h=h, progress=False)
+    assert (res.energy - res.energy[0]).max() <= (ideal.energy - ideal.energy[0]).max()
 
 
-def test_projection_removes_the_linearised_gaps_penetration_without_injecting_energy():
-    """The seed's linearised gaps alone (gap_iterations=0) leave penetrations of several % of
-    the clearance on CASES.md #3, and pushing them out in the next step raises the energy.
-    The post-step projection brings every gap to >= -1e-9 m and no step gains energy."""
+def test_seed_linearised_gaps_stop_at_the_jam_unless_projected():
+    """The seed's rows alone (gaps linearised at the start of the step, one solve) penetrate,
+    and on CASES.md #3 the jammed bore pushes the penetration beyond 1 % of the clearance at
+    every h the retries try: the run stops there, keeping its trajectory and saying why. With
+    the post-step projection every gap stays >= -1e-9 m and the run reaches t_end."""
     import warnings
     from problems import clearance_pendulum
     runs = {}
@@ -315,13 +373,14 @@ def test_projection_removes_the_linearised_gaps_penetration_without_injecting_en
         warnings.simplefilter("ignore")          # linearised gaps alone: the stepper warns
         for projection in (False, True):
             runs[projection] = nd.simulate(clearance_pendulum.build(), t_end=2.0, h=1e-3,
-                                           gap_iterations=0, projection=projection,
-                                           max_penetration=1e-3, progress=False)
-    assert all(r.success for r in runs.values())
-    assert runs[False].gap("pin").min() < -1e-6
-    assert np.diff(runs[False].energy).max() > 1e-5
-    assert runs[True].gap("pin").min() >= -1e-9
-    assert np.diff(runs[True].energy).max() <= 1e-12
+                                           contact="linearised", projection=projection,
+                                           progress=False)
+    stopped = runs[False]
+    assert not stopped.success and 0.2 < stopped.t[-1] < 0.3
+    assert "penetration" in stopped.message and f"{stopped.t[-1]:.4g}" in stopped.message
+    assert stopped.gap("pin").min() < -1e-7
+    assert runs[True].success and runs[True].gap("pin").min() >= -1e-9
+    assert set(runs[True].stats.contact_scheme) == {"linearised"}
 
 
 @pytest.mark.parametrize("control", ["nlp", "adaptive"])
@@ -352,23 +411,22 @@ def test_step_shrinks_to_end_at_contact_onset(control):
 def test_slender_rod_in_a_spherical_clearance_keeps_its_spin():
     """A slender rod (axial inertia 1e-4) precessing on a ball joint with 0.1 mm clearance.
     The contact acts on the rod's axis, so the spin about that axis is constant in the exact
-    dynamics (symmetric body). The stepper leaves an O(h^2) error in |p|; if the elements
-    used A(p) as written, that error would stretch the rod, couple the spin into the contact
-    and drive it unstable (it did: the energy rose by 4 J within 0.2 s). What is left is the
-    first-order coupling of the discrete rotation update: the spin drift halves with h and
-    the energy never rises."""
+    dynamics (symmetric body): the contact step keeps it to round-off (the end-of-step normal
+    drifted it by 0.93 rad/s in 0.5 s at h = 1e-3), and the energy never rises above its start
+    by more than the same rod's on an ideal spherical joint."""
     from problems import spherical_pendulum
     b0 = spherical_pendulum.build().bodies[0]
-    drift = []
     for h in (1e-3, 5e-4):
-        s = nd.System(gravity=(0, 0, -9.81))
-        rod = s.add_body("rod", b0.mass, b0.inertia, b0.position, b0.orientation, b0.velocity,
-                         b0.angular_velocity)
-        s.add_joint(nd.SphericalClearance(s.ground, rod, point=(0, 0, 0), clearance=1e-4,
-                                          name="ball"))
-        res = nd.simulate(s, t_end=0.5, h=h, progress=False)
-        assert res.success
-        assert res.energy.max() - res.energy[0] <= 1e-12
+        runs = {}
+        for kind in ("clearance", "ideal"):
+            s = nd.System(gravity=(0, 0, -9.81))
+            rod = s.add_body("rod", b0.mass, b0.inertia, b0.position, b0.orientation, b0.velocity,
+                             b0.angular_velocity)
+            s.add_joint(nd.SphericalClearance(s.ground, rod, point=(0, 0, 0), clearance=1e-4, name="ball")
+                        if kind == "clearance" else nd.Spherical(s.ground, rod, point=(0, 0, 0), name="ball"))
+            runs[kind] = nd.simulate(s, t_end=0.5, h=h, progress=False)
+        res = runs["clearance"]
+        assert res.success and res.gap("ball").min() >= -1e-9
         spin = res.angular_velocity("rod")[:, 0]
-        drift.append(abs(spin[-1] - spin[0]))
-    assert 1.8 < drift[0] / drift[1] < 2.2          # first order
+        assert np.abs(spin - spin[0]).max() <= 1e-10
+        assert (res.energy - res.energy[0]).max() <= (runs["ideal"].energy - runs["ideal"].energy[0]).max()

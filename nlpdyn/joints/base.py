@@ -7,6 +7,7 @@ no element writes a Jacobian.
 """
 from __future__ import annotations
 
+import casadi as ca
 import numpy as np
 
 from ..body import BodyState, RigidBody
@@ -61,15 +62,47 @@ class BilateralConstraint(Element):
 
 
 class UnilateralConstraint(Element):
-    """Gaps g(q) >= 0 with nonnegative normal forces (clearance joints)."""
+    """Gaps g(q) >= 0 with nonnegative normal forces (clearance joints).
+
+    A gap is given by its contact coordinates: ``contact_coordinates(states)`` returns one
+    ``(d, radius)`` pair per gap. A flat gap (``radius`` None) is g = d, d a scalar; a round
+    gap is g = radius - |d|, d (2 or 3 components) an offset measured in a frame fixed to one
+    of the bodies (a bore centre's offset from the pin axis, a ball centre's from the socket
+    centre). The stepper takes d's Jacobian at the start of each step (the lever arms) and
+    the outer law (the circle or sphere) exactly at its end (FORMULATION.md, "Radial
+    clearance as a cone"). An element that only defines ``gaps`` has flat gaps.
+    """
 
     kind = "gap"
     n_gaps: int = 0
 
+    def contact_coordinates(self, states: list[BodyState]) -> list[tuple]:
+        """One (d, radius) pair per gap: d a CasADi column, radius None (flat) or > 0."""
+        g = self.gaps(states)
+        return [(g[i], None) for i in range(g.numel())]
+
     def gaps(self, states: list[BodyState]):
         """CasADi column of length ``n_gaps`` (true, nonlinear gaps)."""
-        raise NotImplementedError
+        if type(self).contact_coordinates is UnilateralConstraint.contact_coordinates:
+            raise NotImplementedError(f"{type(self).__name__} defines neither gaps() nor "
+                                      "contact_coordinates()")
+        return ca.vertcat(*[gap_law(d, radius) for d, radius in self.contact_coordinates(states)])
 
     def contact_points(self, states: list[BodyState]):
         """Global contact point of every gap, CasADi matrix of shape (n_gaps, 3)."""
         raise NotImplementedError
+
+
+# Smoothing of |d| at d = 0 (relative to the radius): |d| ~ sqrt(d.d + (EPS r)^2). At contact
+# (|d| = r) it changes the gap by EPS^2 r / 2 = 5e-13 r.
+NORM_EPS = 1e-6
+
+
+def smooth_norm(d, radius):
+    """|d|, smoothed at d = 0 so that gaps stay differentiable with the bodies centred."""
+    return ca.sqrt(ca.dot(d, d) + (NORM_EPS * radius) ** 2)
+
+
+def gap_law(d, radius):
+    """The gap of contact coordinates d: d itself (flat, radius None) or radius - |d|."""
+    return d if radius is None else radius - smooth_norm(d, radius)

@@ -2,8 +2,9 @@
 
 Each joint takes the geometric data of its ideal counterpart plus the clearance sizes, so a
 model switches between ideal and clearance by changing one line. Gaps are true (nonlinear)
-distances; the stepper linearises them at the start of each step. Contact normals and forces
-follow from the gap Jacobians; each joint also reports its contact points.
+distances. Radial clearances are round gaps (clearance - |d|, d the offset from the pin axis or
+socket centre in the parent's frame), axial and prismatic ones flat (see
+``UnilateralConstraint``); each joint also reports its contact points.
 """
 from __future__ import annotations
 
@@ -11,15 +12,7 @@ import casadi as ca
 import numpy as np
 
 from ..rotations import perpendicular_pair
-from .base import UnilateralConstraint, check_unit
-
-# Smoothing of |d| at d = 0 (relative to the clearance): |d| ~ sqrt(d.d + (EPS c)^2). At contact
-# (|d| = c) it changes the gap by EPS^2 c / 2 = 5e-13 c.
-_NORM_EPS = 1e-6
-
-
-def _smooth_norm(d, eps):
-    return ca.sqrt(ca.dot(d, d) + eps**2)
+from .base import UnilateralConstraint, check_unit, smooth_norm
 
 
 class ClearanceJoint(UnilateralConstraint):
@@ -97,21 +90,24 @@ class CylindricalClearance(_AxialMixin, ClearanceJoint):
         return a, origin, ends
 
     def _radial(self, states):
+        """Per bore end: (foot of the end centre on the pin axis, its offset d from the axis in
+        the pin's frame (2), the offset in the global frame)."""
+        sp, _ = states
         a, origin, ends = self._ends(states)
+        f, g = (sp.vector(u) for u in perpendicular_pair(self.axis))
         out = []
         for e in ends:
             rel = e - origin
-            d = rel - ca.dot(rel, a) * a
-            out.append((e, origin + ca.dot(rel, a) * a, d))
+            d = ca.vertcat(ca.dot(rel, f), ca.dot(rel, g))
+            out.append((origin + ca.dot(rel, a) * a, d, d[0] * f + d[1] * g))
         return out
 
-    def gaps(self, states):
-        eps = _NORM_EPS * self.clearance
-        return ca.vertcat(*[self.clearance - _smooth_norm(d, eps) for _, _, d in self._radial(states)])
+    def contact_coordinates(self, states):
+        return [(d, self.clearance) for _, d, _ in self._radial(states)]
 
     def contact_points(self, states):
-        eps = _NORM_EPS * self.clearance
-        rows = [foot - self.radius * d / _smooth_norm(d, eps) for _, foot, d in self._radial(states)]
+        rows = [foot - self.radius * d_global / smooth_norm(d, self.clearance)
+                for foot, d, d_global in self._radial(states)]
         return ca.horzcat(*rows).T
 
 
@@ -146,11 +142,11 @@ class RevoluteClearance(CylindricalClearance):
         reach = 0.5 * self.length + self.axial_clearance
         return [sp.point(self.point + s * reach * self.axis) for s in (-1, 1)]
 
-    def gaps(self, states):
+    def contact_coordinates(self, states):
         a, _, ends = self._ends(states)
         q1, q2 = self._shoulders(states)
-        axial = ca.vertcat(ca.dot(ends[0] - q1, a), ca.dot(q2 - ends[1], a))
-        return ca.vertcat(super().gaps(states), axial)
+        return super().contact_coordinates(states) + [(ca.dot(ends[0] - q1, a), None),
+                                                       (ca.dot(q2 - ends[1], a), None)]
 
     def contact_points(self, states):
         _, _, ends = self._ends(states)
@@ -158,8 +154,8 @@ class RevoluteClearance(CylindricalClearance):
 
 
 class SphericalClearance(ClearanceJoint):
-    """Ball (on ``child``) in a socket (on ``parent``) with radial clearance: one gap,
-    clearance - |ball centre - socket centre|. ``radius`` (ball radius, optional) only places
+    """Ball (on ``child``) in a socket (on ``parent``) with radial clearance: one round gap,
+    clearance - |ball centre - socket centre| (the offset measured in the socket's frame). ``radius`` (ball radius, optional) only places
     the reported contact point on the ball's surface."""
 
     kind = "spherical clearance joint"
@@ -173,14 +169,14 @@ class SphericalClearance(ClearanceJoint):
         sp, sc = states
         return sp.point(self.point), sc.point(self.point)
 
-    def gaps(self, states):
+    def contact_coordinates(self, states):
         socket, ball = self._centres(states)
-        return self.clearance - _smooth_norm(ball - socket, _NORM_EPS * self.clearance)
+        return [(states[0].A.T @ (ball - socket), self.clearance)]
 
     def contact_points(self, states):
         socket, ball = self._centres(states)
         d = ball - socket
-        return (ball + self.radius * d / _smooth_norm(d, _NORM_EPS * self.clearance)).T
+        return (ball + self.radius * d / smooth_norm(d, self.clearance)).T
 
 
 class PrismaticClearance(ClearanceJoint):

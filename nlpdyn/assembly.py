@@ -1,0 +1,249 @@
+"""A Result from the accepted steps: reactions, contact data, element work, the energy ledger.
+
+Every step's kinetic energy balance is exact: with v_bar = (v_start + v_end)/2,
+
+    T_end - T_start = (M (v_end - v_start)) . v_bar
+                    = sum over forces and impulses of (impulse . v_bar) + (EOM residual . v_bar),
+
+so the work of each agent over a step is its impulse (h Q for a force element as the step
+evaluated it, P = h mu along the step's own row gradients for joints and contacts) times the
+step's mean velocity. The ledger (``Result.energy_ledger``) adds these up; what no agent did is
+the residual: the explicit gyroscopic term, the difference between the conservative forces'
+work and the change of their stored energy, the post-step projection and the solver's
+tolerance. Everything here is numpy on arrays the stepper kept, plus vectorised (mapped)
+CasADi evaluations of the compiled system.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .forces.elements import Gravity
+from .result import Result, StepStats
+from .rotations import rotation_matrix
+
+RESIDUAL_PARTS = ("gyroscopic", "potential", "projection", "solver")
+
+
+def build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message) -> Result:
+    """The Result of a run of ``stepper`` (``infos``: one StepInfo per accepted step)."""
+    cs = stepper.cs
+    t = np.asarray(ts)
+    q = np.asarray(qs).reshape(len(ts), cs.nq)
+    v = np.asarray(vs).reshape(len(ts), cs.nv)
+    n = len(infos)
+    stats = StepStats(
+        solver=np.array([i.solver for i in infos], dtype="U16"),
+        status=np.array([i.status for i in infos], dtype="U48"),
+        contact_scheme=np.array([i.contact_scheme for i in infos], dtype="U16"),
+        **{f: np.array([getattr(i, f) for i in infos],
+                       dtype=int if f in ("iterations", "retries", "gap_iterations") else
+                       bool if f in ("contact_changed", "contact_fallback") else float)
+           for f in ("iterations", "wall_time", "eom_residual", "constraint_violation", "norm_error",
+                     "min_gap", "complementarity", "retries", "projection_change",
+                     "gap_iterations", "contact_changed", "contact_fallback", "contact_error",
+                     "projection_energy")})
+    mu = np.array([i.mu for i in infos]).reshape(n, cs.n_eq)
+    lam = np.array([i.lam for i in infos]).reshape(n, cs.n_gap)
+    gap_jac = np.array([i.contact_jacobian for i in infos]).reshape(n, cs.n_gap, 12)
+    impact = np.array([i.impact for i in infos], dtype=bool).reshape(n, cs.n_gap)
+    gaps = np.asarray(gap_hist).reshape(len(ts), cs.n_gap)
+    h = np.array([i.h for i in infos], dtype=float)
+    z = np.asarray(zs).reshape(len(ts), cs.n_history)
+    kin = np.asarray(cs.kinetic.map(len(ts))(v.T)).ravel()
+    pot = np.asarray(cs.potential.map(len(ts))(t[None, :], q.T)).ravel()
+
+    joint_jac = _mapped(stepper.program.joint_rows_jacobian, n, cs.n_eq, cs.nv, q[:-1].T,
+                        t[None, :-1])                                  # (n_eq, n, nv)
+    wrenches = _joint_wrenches(cs, joint_jac, q[:-1], mu)
+    gap_gen = _gap_generalised_forces(cs, gap_jac, lam)
+    for r in cs.gap_rows:
+        wrenches[r.name] = _wrenches_from_generalised(r.element, q[:-1], gap_gen[r.name],
+                                                      r.element.reaction_point())
+    contact_points, contact_vectors = _contact_data(cs, gap_jac, q, lam)
+    force_wrenches, work, element_pot, Q, Q_V = force_element_data(cs, t, q, v, z, h)
+    wrenches.update(force_wrenches)
+    ledger = ledger_columns(cs, t, q, v, h, Q, Q_V, element_pot,
+                            joints={r.name: np.einsum("ekv,ke->kv", joint_jac[r.start:r.stop],
+                                                      h[:, None] * mu[:, r.start:r.stop])
+                                    for r in cs.constraint_rows},
+                            contacts={r.name: (h[:, None] * gap_gen[r.name],
+                                               _impact_share(r, gap_jac, lam, impact, v, h))
+                                      for r in cs.gap_rows},
+                            projection=stats.projection_energy)
+    rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.constraint_rows}
+    gap_rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.gap_rows}
+    info = {"step_control": stepper.step_control, "solver": stepper.solver,
+            "form": stepper.settings.form, "h_min": stepper.h_min, "h_max": stepper.h_max,
+            "program_builds": stepper.program.build_count, "contact": stepper.contact.name,
+            "contact_fallback": stepper.settings.contact_fallback,
+            "impact_gap": 10 * stepper.settings.gap_tol}
+    force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
+    return Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,
+                  [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
+                  message, stepper.initial_projection, info, contact_points, contact_vectors,
+                  force_elements, work, element_pot, ledger)
+
+
+def force_element_data(cs, t, q, v, z, h):
+    """Per force element: wrenches as each step used them (start of step if explicit, end if
+    implicit), the work done on the bodies (h Q . v_bar summed), the stored energy, and the
+    generalised forces Q and their conservative parts Q_V = -dV/dq (each (n_el, n, nv))."""
+    n, n_el = len(t) - 1, len(cs.force_elements)
+    pot = np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T)).reshape(n_el, len(t))
+    wrenches, work, element_pot = {}, {}, {}
+    if n == 0:
+        Q = Q_V = np.zeros((n_el, 0, cs.nv))
+    else:
+        implicit = np.array([el.evaluation == "implicit" for el in cs.force_elements])[None, :, None]
+        F = cs.element_forces.map(n)
+        zt = z[:-1].T
+        Q_start = np.asarray(F(t[None, :-1], q[:-1].T, v[:-1].T, zt)).reshape(cs.nv, n_el, n, order="F")
+        Q_end = np.asarray(F(t[None, 1:], q[1:].T, v[1:].T, zt)).reshape(cs.nv, n_el, n, order="F")
+        Q = np.where(implicit, Q_end, Q_start).transpose(1, 2, 0)               # (n_el, n, nv)
+        FV = cs.element_conservative_forces.map(n)
+        V_start = np.asarray(FV(t[None, :-1], q[:-1].T)).reshape(cs.nv, n_el, n, order="F")
+        V_end = np.asarray(FV(t[None, 1:], q[1:].T)).reshape(cs.nv, n_el, n, order="F")
+        Q_V = np.where(implicit, V_end, V_start).transpose(1, 2, 0)
+    v_bar = 0.5 * (v[:-1] + v[1:])
+    for j, el in enumerate(cs.force_elements):
+        work[el.name] = _cumulative(h * np.einsum("kv,kv->k", Q[j], v_bar))
+        element_pot[el.name] = pot[j]
+        wrenches[el.name] = _wrenches_from_generalised(el, q[:-1], Q[j], None)
+    return wrenches, work, element_pot, Q, Q_V
+
+
+def ledger_columns(cs, t, q, v, h, Q, Q_V, element_pot, joints, contacts, projection):
+    """Cumulative energy columns (n_points each), in the ledger's order.
+
+    ``joints``: name -> generalised impulse per step (n, nv); ``contacts``: name ->
+    (generalised impulse per step (n, nv), impact share of each step's work (n)); ``projection``:
+    potential energy the post-step projection changed, per step.
+    """
+    v_bar = 0.5 * (v[:-1] + v[1:])
+    cols = {}
+    applied = np.zeros(len(h))
+    for j, el in enumerate(cs.force_elements):
+        applied += h * np.einsum("kv,kv->k", Q[j], v_bar)
+        if not isinstance(el, Gravity):
+            cols[f"work:{el.name}"] = h * np.einsum("kv,kv->k", Q[j] - Q_V[j], v_bar)
+    impulses = np.zeros(len(h))
+    for name, P in joints.items():
+        cols[f"work:{name}"] = np.einsum("kv,kv->k", P, v_bar)
+        impulses += cols[f"work:{name}"]
+    for name, (P, impact_share) in contacts.items():
+        step_work = np.einsum("kv,kv->k", P, v_bar)
+        cols[f"impact:{name}"] = impact_share
+        cols[f"contact:{name}"] = step_work - impact_share
+        impulses += step_work
+    S = np.asarray(cs.gyroscopic.map(len(h))(v[:-1].T)).T if len(h) else np.zeros((0, cs.nv))
+    gyroscopic = -h * np.einsum("kv,kv->k", S, v_bar)
+    kinetic = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
+    stored = sum(element_pot.values())
+    conservative = h * np.einsum("jkv,kv->k", Q_V, v_bar) if len(h) else np.zeros(0)
+    parts = {"gyroscopic": gyroscopic,
+             "potential": conservative + np.diff(stored) - projection,
+             "projection": np.asarray(projection, dtype=float),
+             # the work of the EOM residual: M (v_end - v_start) minus every impulse above
+             "solver": np.diff(kinetic) - applied - impulses - gyroscopic}
+    cols["residual"] = sum(parts.values())
+    for part in RESIDUAL_PARTS:
+        cols[f"residual:{part}"] = parts[part]
+    return {k: _cumulative(val) for k, val in cols.items()}
+
+
+def _cumulative(step_values):
+    return np.r_[0.0, np.cumsum(step_values)]
+
+
+def _impact_share(r, gap_jac, lam, impact, v, h):
+    """Work of the gaps of element ``r`` in the steps where they closed (an impact: the gap was
+    open at the start of the step and carries force), per step."""
+    n = len(h)
+    if n == 0:
+        return np.zeros(0)
+    v_bar = 0.5 * (v[:-1] + v[1:])
+    local = _local_velocities(r.element, v_bar)                            # (n, 12)
+    rows = slice(r.start, r.stop)
+    per_gap = h[:, None] * lam[:, rows] * np.einsum("kjc,kc->kj", gap_jac[:, rows], local)
+    return np.where(impact[:, rows], per_gap, 0.0).sum(axis=1)
+
+
+def _local_velocities(el, v):
+    """(n, 12): the velocities of the element's (first two) bodies, zeros for the ground."""
+    out = np.zeros((len(v), 12))
+    for j, b in enumerate(el.bodies[:2]):
+        if not b.is_ground:
+            out[:, 6 * j:6 * j + 6] = v[:, 6 * b.index:6 * b.index + 6]
+    return out
+
+
+def _gap_generalised_forces(cs, gap_jac, lam):
+    """Per gap element: the contact forces as generalised forces, (n, nv), from each step's
+    own row gradients (``gap_jac``: (n, n_gap, 12), the element bodies' columns)."""
+    out = {}
+    for r in cs.gap_rows:
+        local = np.einsum("kjc,kj->kc", gap_jac[:, r.start:r.stop], lam[:, r.start:r.stop])
+        gen = np.zeros((len(lam), cs.nv))
+        for j, b in enumerate(r.element.bodies[:2]):
+            if not b.is_ground:
+                gen[:, 6 * b.index:6 * b.index + 6] += local[:, 6 * j:6 * j + 6]
+        out[r.name] = gen
+    return out
+
+
+def _wrenches_from_generalised(el, q, gen, point):
+    """[force (global), moment about ``point`` (global; None: about each CoM)] per body of
+    ``el`` from its generalised force ``gen`` (n, nv); the ground gets minus the sum."""
+    n = len(q)
+    res = np.zeros((n, len(el.bodies), 6))
+    moving = [j for j, b in enumerate(el.bodies) if not b.is_ground]
+    for j in moving:
+        b = el.bodies[j]
+        k = b.index
+        A = np.array([rotation_matrix(p) for p in q[:, 7 * k + 3:7 * k + 7]]).reshape(n, 3, 3)
+        f = gen[:, 6 * k:6 * k + 3]
+        n_cm = np.einsum("nij,nj->ni", A, gen[:, 6 * k + 3:6 * k + 6])
+        if point is not None:
+            arm = np.einsum("nij,j->ni", A, b.local_point(point))   # point - CoM
+            n_cm = n_cm - np.cross(arm, f)
+        res[:, j, :3], res[:, j, 3:] = f, n_cm
+    for j, b in enumerate(el.bodies):
+        if b.is_ground:
+            res[:, j] = -res[:, moving].sum(axis=1)
+            if point is None:
+                res[:, j, 3:] = np.nan     # moments about the CoMs do not add up
+    return res
+
+
+def _joint_wrenches(cs, jac, q, multipliers):
+    """Per bilateral element and body: [force (global), moment about the element's point
+    (global)] from the generalised forces jac^T mu (jac: (n_rows, n, nv), per step)."""
+    out = {}
+    for r in cs.constraint_rows:
+        gen = np.einsum("ekv,ke->kv", jac[r.start:r.stop], multipliers[:, r.start:r.stop])
+        out[r.name] = _wrenches_from_generalised(r.element, q, gen, r.element.reaction_point())
+    return out
+
+
+def _mapped(fn, n, rows, nv, *args):
+    """``fn`` (one (rows, nv) matrix per call) over n steps: (rows, n, nv)."""
+    if n == 0 or rows == 0:
+        return np.zeros((rows, n, nv))
+    return np.asarray(fn.map(n)(*args)).reshape(rows, n, nv)   # column blocks per step
+
+
+def _contact_data(cs, gap_jac, q, lam):
+    """Per gap element: contact points (n+1, n_gaps, 3) and force vectors on the child
+    (n, n_gaps, 3), global, along each step's own row gradients."""
+    points, vectors = {}, {}
+    if cs.n_gap == 0:
+        return points, vectors
+    all_points = np.asarray(cs.contact_points.map(len(q))(q.T)).reshape(cs.n_gap, 3, len(q),
+                                                                       order="F")
+    for r in cs.gap_rows:
+        # columns of the child's translation (6:9), or minus the parent's for a ground child
+        cols, sign = (slice(6, 9), 1.0) if not r.element.bodies[-1].is_ground else (slice(0, 3), -1.0)
+        g = gap_jac[:, r.start:r.stop, cols]                                # (n, n_gaps, 3)
+        vectors[r.name] = sign * g * lam[:, r.start:r.stop, None]
+        points[r.name] = np.transpose(all_points[r.start:r.stop], (2, 0, 1))
+    return points, vectors
