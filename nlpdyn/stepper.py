@@ -258,6 +258,7 @@ class Stepper:
             ContactScheme(fallback, settings.gap_iterations, settings.gap_tol, self._force_scale)
             if fallback not in (None, primary) and primary != "linearised" else None)
         self._gap_columns = _gap_columns(cs)
+        self._gap_groups = _gap_groups(cs)
         self._check_limits = np.full(3, 10 * settings.check_tol)
         clearances = [r.element.min_clearance for r in cs.gap_rows
                       if hasattr(r.element, "min_clearance")]
@@ -293,10 +294,18 @@ class Stepper:
         vel = (np.asarray(cs.velocity_jacobian(q, t)) @ v + np.asarray(cs.phi_t(q, t)).ravel()
                if cs.n_eq else np.zeros(0))
         gaps = np.asarray(cs.gap(q)).ravel()
+        gap_jac = np.asarray(cs.gap_jacobian(q)).reshape(cs.n_gap, cs.nv)
+        coord_jac = np.asarray(cs.contact_coordinates_q(q)).reshape(cs.n_coordinates, cs.nq)
         problems = []
         for r in cs.gap_rows:
             g = gaps[r.start:r.stop]
-            if g.size and g.min() < -st.consistency_tol:
+            coord_ok = all(np.isfinite(coord_jac[cs.gap_laws[j][0]:cs.gap_laws[j][1]]).all()
+                           for j in range(r.start, r.stop))
+            if not (np.isfinite(g).all() and np.isfinite(gap_jac[r.start:r.stop]).all() and coord_ok):
+                problems.append(f"{r.element.label}: gaps or their gradients are not finite at the "
+                                "initial configuration (a norm at 0? write a round gap as "
+                                "(d, radius) in contact_coordinates)")
+            elif g.size and g.min() < -st.consistency_tol:
                 problems.append(f"{r.element.label}: initial gap {g.min():.3e} m < 0 (bodies overlap)")
         if problems:
             raise ModelError(problems)
@@ -528,7 +537,8 @@ class Stepper:
             self._lam_qp = -np.r_[sol.P_eq, sol.P_g]
         self._contact_force = lam
         self._dv, self._dv_h = v1 - self.v, sol.h
-        self.z = np.asarray(self.cs.history_next(t1, q1, v1, self.z)).ravel()
+        if self.cs.n_history:
+            self.z = np.asarray(self.cs.history_next(t1, q1, v1, self.z)).ravel()
         active = closed_in_solve(outcome.out, self._force_scale, 10 * self.settings.gap_tol)
         changed = bool(np.any(active != self._active))
         # an impact: a gap of the joint closed in this step or the previous one and carries
@@ -536,11 +546,11 @@ class Stepper:
         # the rest); all of that joint's contact impulses belong to it
         was_open = self.gaps > 10 * self.settings.gap_tol
         closing = active & (was_open | self._was_open)
-        impact = active & np.array([closing[r.start:r.stop].any() for r in self.cs.gap_rows
-                                    for _ in range(r.size)], dtype=bool)
+        starts, owner = self._gap_groups
+        impact = active & np.logical_or.reduceat(closing, starts)[owner] if len(owner) else active
         self._was_open = was_open
-        jac = np.where(self._gap_columns >= 0,
-                       np.take_along_axis(Pi_g, np.maximum(self._gap_columns, 0), axis=1), 0.0)
+        rows, cols, moving = self._gap_columns
+        jac = Pi_g[rows, cols] * moving
         self.q, self.v, self.t, self.gaps, self._active = q1, v1, t1, gaps, active
         return StepInfo(t1, sol.h, sol.solver, sol.status, sol.iterations, wall,
                         float(eom[0]), float(viol[0]), float(norm_err[0]), float(min_gap[0]),
@@ -550,13 +560,25 @@ class Stepper:
 
 
 def _gap_columns(cs):
-    """(n_gap, 12): the velocity columns of each gap row's element bodies (-1: the ground)."""
-    cols = np.full((cs.n_gap, 12), -1, dtype=int)
+    """Index arrays (rows, cols, moving), each (n_gap, 12), that pick from an (n_gap, nv) matrix
+    the velocity columns of each gap row's element bodies (moving = 0 for the ground)."""
+    cols = np.zeros((cs.n_gap, 12), dtype=int)
+    moving = np.zeros((cs.n_gap, 12))
     for r in cs.gap_rows:
         for j, b in enumerate(r.element.bodies[:2]):
             if not b.is_ground:
                 cols[r.start:r.stop, 6 * j:6 * j + 6] = np.arange(6 * b.index, 6 * b.index + 6)
-    return cols
+                moving[r.start:r.stop, 6 * j:6 * j + 6] = 1.0
+    rows = np.repeat(np.arange(cs.n_gap)[:, None], 12, axis=1)
+    return rows, cols, moving
+
+
+def _gap_groups(cs):
+    """(first gap row of each gap element, owning element of each gap row)."""
+    rows = [r for r in cs.gap_rows if r.size]
+    starts = np.array([r.start for r in rows], dtype=int)
+    owner = np.repeat(np.arange(len(rows)), [r.size for r in rows])
+    return starts, owner
 
 
 def _as_dict(settings):

@@ -92,6 +92,11 @@ class UnilateralConstraint(Element):
         """Global contact point of every gap, CasADi matrix of shape (n_gaps, 3)."""
         raise NotImplementedError
 
+    def reaction_point(self) -> np.ndarray | None:
+        """Global point (initial configuration) about which the contact moments are reported
+        (None: about each body's centre of mass)."""
+        return None
+
 
 # Smoothing of |d| at d = 0 (relative to the radius): |d| ~ sqrt(d.d + (EPS r)^2). At contact
 # (|d| = r) it changes the gap by EPS^2 r / 2 = 5e-13 r.
