@@ -76,7 +76,7 @@ def build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message) -> R
             "form": stepper.settings.form, "h_min": stepper.h_min, "h_max": stepper.h_max,
             "program_builds": stepper.program.build_count, "contact": stepper.contact.name,
             "contact_fallback": stepper.settings.contact_fallback,
-            "impact_gap": 10 * stepper.settings.gap_tol}
+            "impact_gap": stepper.settings.gap_tol}
     force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
     return Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,
                   [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,

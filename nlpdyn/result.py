@@ -220,11 +220,16 @@ class Result:
         - ``work:<joint>``: work of an ideal joint's, driver's or programmed constraint's
           impulses. A driver's is the power it feeds in; an ideal joint does no work, so
           anything there is the time discretisation at that joint.
-        - ``impact:<clearance joint>`` and ``contact:<clearance joint>``: work of its contact
-          impulses in the steps where a gap closed (impacts: the perfectly inelastic loss
-          of each collision) and in sustained contact. Frictionless sustained contact does no
-          work: ``contact:`` is the contact step's numerical dissipation (tends to 0 with h;
-          large with ``contact="end_normal"``).
+        - ``impact:<clearance joint>``: work of its contact impulses in the steps where one of
+          its gaps closed (open by more than ``gap_tol`` at the start of the step or of the
+          one before): the perfectly inelastic loss of each collision.
+        - ``contact:<clearance joint>``: work of its contact impulses in sustained contact.
+          Smooth frictionless sliding does no work, so there it is the contact step's
+          numerical dissipation: it tends to 0 with h (``tests/test_clearance.py``: a spinning
+          bar, a bar dropped onto a pin) and is large with ``contact="end_normal"``. It also
+          holds what a bore loses when it jams with every gap already closed (both bore ends
+          and an axial face in contact, kN forces for ~1 ms): that loss does not shrink with
+          h and is physics the gap test cannot see (README, "Clearance joints").
         - ``residual``: what no agent did, the rest of the time discretisation, split into
           ``residual:gyroscopic`` (the explicit w x J w term), ``residual:potential`` (the
           conservative forces' work against the change of their stored energy),
@@ -355,7 +360,10 @@ class Result:
                  f"t = {self.t[0]:.6g} .. {self.t[-1]:.6g} s in {s.get('n_steps', 0)} steps"
                  + (f" (h {self.h.min():.3g} .. {self.h.max():.3g} s)" if len(self.h) else "")]
         if s.get("n_steps"):
-            lines.append(f"wall time {s['wall_time_total']:.3g} s, per step median "
+            if "wall_time" in self.info:
+                lines.append(f"simulate() took {self.info['wall_time']:.3g} s (set-up "
+                             f"{self.info['setup_time']:.3g} s, result assembly included)")
+            lines.append(f"inside the steps {s['wall_time_total']:.3g} s, per step median "
                          f"{1e3 * s['wall_time_median']:.3g} ms, p90 {1e3 * s['wall_time_p90']:.3g} ms; "
                          f"retried steps {s['n_retried_steps']}")
             lines.append(f"max EOM residual {s['max_eom_residual']:.2e}, max constraint violation "

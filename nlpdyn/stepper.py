@@ -544,7 +544,7 @@ class Stepper:
         # an impact: a gap of the joint closed in this step or the previous one and carries
         # force (the closing step lands on the surface still approaching, the next removes
         # the rest); all of that joint's contact impulses belong to it
-        was_open = self.gaps > 10 * self.settings.gap_tol
+        was_open = self.gaps > self.settings.gap_tol
         closing = active & (was_open | self._was_open)
         starts, owner = self._gap_groups
         impact = active & np.logical_or.reduceat(closing, starts)[owner] if len(owner) else active
@@ -615,7 +615,9 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     """
     if not (np.isfinite(t_end) and t_end > t0):
         raise ModelError([f"t_end must be finite and greater than t0 = {t0}, got {t_end}"])
+    tic = time.perf_counter()
     stepper = Stepper(system, h, settings, t0=t0, **options)
+    setup = time.perf_counter() - tic
     ts, qs, vs, zs, infos = [stepper.t], [stepper.q], [stepper.v], [stepper.z], []
     gap_hist = [stepper.gaps]
     status, message = 0, "reached t_end"
@@ -644,4 +646,6 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     finally:
         bar.update(stepper.t - last_update)
         bar.close()
-    return build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message)
+    res = build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message)
+    res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic)
+    return res

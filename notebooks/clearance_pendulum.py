@@ -12,29 +12,35 @@
 # ---
 
 # %% [markdown]
-# # Revolute clearance pendulum: ideal vs clearance, energy against the step bounds
+# # Revolute clearance pendulum: ideal vs clearance, where the energy goes, step bounds
 #
 # CASES.md #3/#4 with the *ours* data: pin R = 10 mm, c = c_a = 0.1 mm, bore 20 mm, 1 kg bar
 # with its centre of mass 0.5 m along it and 0.05 m out of plane, released from horizontal,
 # gravity -Y (seed 002 Figs. 8, 30-37).
 #
-# What it shows (full runs; numbers from `benchmarks/energy_vs_step_bounds.py` and
-# `benchmarks/clearance_pendulum_10s.py`):
+# What it shows (full runs; numbers from `python benchmarks/energy_vs_step_bounds.py`,
+# `python benchmarks/clearance_pendulum_10s.py` and `python benchmarks/contact_energy.py`):
 # - the out-of-plane centre of mass tilts the bore until both its ends press on opposite sides
 #   of the pin, and the bar moves along Z within the axial play (the seed's Z drift); the
-#   radial contact forces follow the ideal joint's reaction, with peaks of several hundred
-#   newtons where the tilting bore strikes the pin;
-# - the clearance pendulum lags the ideal one and loses energy by numerical damping of the
-#   sliding contact, at a rate proportional to h (0.59 J over 10 s at h = 1e-3, 0.17 J at
-#   2e-4); the ideal joint loses 0.008 J and 0.002 J;
-# - over the step bounds of the seed's Fig. 30, the loss depends on h_max, not on h_min (the
-#   steps sit at h_max except around impacts): 0.234 J by the second turning point with
-#   h_max = 2e-3 and 0.124 J with h_max = 1e-3, whatever h_min. The seed's reading that a
-#   smaller h_min improves energy is not reproduced;
-# - the seed's variable-h scheme costs 6x (clearance) to 45x (ideal joint) the wall time of
-#   the adaptive scheme with the same bounds (an IPOPT solve per step), for the same energy;
-# - a bar released from the bore's centre falls onto the pin and loses exactly the
-#   plastic-impact energy m g c J / (J + m r^2) at every h.
+#   radial contact forces follow the ideal joint's reaction, with peaks of 1-3 kN where the
+#   tilting bore jams against the pin;
+# - the energy ledger splits what the clearance pendulum loses: collisions (`impact:pin`),
+#   sustained contact (`contact:pin`) and the rest of the time discretisation (`residual`).
+#   With the default contact step (`contact="cone"`) the loss by the second turning point is
+#   0.0099-0.0101 J at every h and every step-bound set tried, ~70 % in collisions; most of
+#   the rest is lost in two jams (t = 0.276 s and 1.284 s) where no gap opens, and does not
+#   shrink with h. The previous step (`contact="end_normal"`, impulses along the end-of-step
+#   normal) loses 0.44 J with h_max = 2e-3 and 0.23 J with 1e-3, nearly all of it in
+#   sustained contact: numerical damping;
+# - so the seed's Fig. 30 reading, that larger step bounds lose more energy, is a property of
+#   that damped contact step: with the cone step the bounds make no difference;
+# - over 10 s (case #4) the clearance pendulum loses 0.065-0.076 J (ideal joint: 0.002-0.016
+#   J, its O(h) oscillation), about two thirds in collisions;
+# - the seed's variable-h scheme costs 5-30x the wall time of the adaptive scheme with the
+#   same bounds (an IPOPT solve per step), for the same energy;
+# - a bar released from the bore's centre falls onto the pin: the ledger's impact column is
+#   the plastic-impact closed form m g c J / (J + m r^2) at every h (to 2e-8), and the loss by
+#   the first turning point tends to it as h shrinks (event-driven scipy reference).
 #
 # `NLPDYN_QUICK=1`: short runs and fewer step settings (what the tests execute).
 
@@ -86,7 +92,8 @@ axes[1, 1].legend()
 #
 # Fixed h = 2e-4 and 1e-3, the seed's variable-h scheme with bounds [2e-4, 1e-3] and
 # [1e-3, 2e-3], and this library's adaptive scheme. "QP solves" counts the fixed-h solves
-# (one per step plus the gap iterations); "IPOPT it" the iterations of the seed's scheme.
+# (one per step plus the contact iterations); "IPOPT it" the iterations of the seed's scheme;
+# "wall s" the whole simulate() call; "impact J" / "contact J" the clearance joint's ledger.
 
 # %%
 runs = cp.COMPARISON_RUNS if not QUICK else cp.COMPARISON_RUNS[1::2]
@@ -108,8 +115,8 @@ for label, pair in results.items():
         else:
             axes[1, 0].plot(res.t, res.contact_force("pin")[:, :2].sum(axis=1), **style)
             axes[1, 1].semilogy(res.t, np.maximum(-res.gap("pin").min(axis=1), 1e-18), **style)
-    axes[1, 2].bar(label, pair["clearance"].stats.wall_time.sum(), color="C1")
-    axes[1, 2].bar(label, pair["ideal"].stats.wall_time.sum(), color="C0", width=0.4)
+    axes[1, 2].bar(label, pair["clearance"].info["wall_time"], color="C1")
+    axes[1, 2].bar(label, pair["ideal"].info["wall_time"], color="C0", width=0.4)
 axes[0, 0].set(xlabel="t [s]", ylabel="x [m]", title="centre of mass x")
 axes[0, 1].set(xlabel="t [s]", ylabel="[m/s]", title="velocity x")
 axes[0, 2].set(xlabel="t [s]", ylabel="[J]", title="mechanical energy")
@@ -117,9 +124,31 @@ axes[1, 0].set(xlabel="t [s]", ylabel="[N]",
                title="ideal: |reaction|; clearance: radial contact forces")
 axes[1, 1].set(xlabel="t [s]", ylabel="[m]",
                title="ideal: max |Phi|; clearance: penetration")
-axes[1, 2].set(ylabel="wall time [s]", title="wall time (wide: clearance, narrow: ideal)")
+axes[1, 2].set(ylabel="wall time [s]",
+               title="simulate() wall time (wide: clearance, narrow: ideal)")
 axes[1, 2].tick_params(axis="x", labelrotation=30)
 axes[0, 2].legend(fontsize="x-small")
+
+# %% [markdown]
+# ## Where the energy goes: the ledger, cone step against the end-of-step normal
+#
+# `res.energy_ledger()` has one row per output time. `total - total[0]` equals the sum of the
+# `work:`, `impact:` and `contact:` columns plus `residual`, to round-off. Frictionless
+# sustained contact does no work, so the `contact:pin` column of a smooth slide is the
+# contact step's numerical dissipation. It also holds what the bore loses in a jam with
+# every gap already closed, which is physics (see the README).
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(13, 4), sharey=False, constrained_layout=True)
+for ax, contact in zip(axes, ("cone", "end_normal")):
+    res = nd.simulate(cp.build(), t_end=T_CASE, h=1e-3, contact=contact, progress=False)
+    ledger = res.energy_ledger()
+    ax.plot(ledger.t, ledger.total - ledger.total[0], "k", label="total - total[0]")
+    for col in ("impact:pin", "contact:pin", "residual"):
+        ax.plot(ledger.t, ledger[col], label=col)
+    ax.set(xlabel="t [s]", ylabel="[J]", title=f'contact="{contact}", h = 1e-3')
+    ax.legend(fontsize="small")
+    print(f"{contact}: final ledger row\n{ledger.iloc[-1].to_string()}\n")
 
 # %% [markdown]
 # ## Energy against the step-size bounds (seed 002 Fig. 30)
@@ -129,28 +158,34 @@ axes[0, 2].legend(fontsize="x-small")
 
 # %%
 bounds = [(1e-3, 2e-3), (5e-4, 1e-3)] + ([] if QUICK else [(5e-4, 2e-3), (2.5e-4, 1e-3)])
-fig, ax = plt.subplots(figsize=(8, 4))
-for hb in bounds:
-    res = nd.simulate(cp.build(), t_end=T_CASE, h=hb, step_control="nlp", progress=False)
-    loss, times = cp.turning_point_energy(res)
-    ax.plot(res.t, res.energy, label=f"nlp h in {hb}")
-    print(f"h in {hb}: energy change at turning points {np.round(loss, 4)} J at t = "
-          f"{np.round(times, 3)} s; {res.stats.retries.sum()} retried steps")
-ax.set(xlabel="t [s]", ylabel="energy [J]", title="clearance pendulum, seed's variable-h scheme")
-ax.legend()
+fig, axes = plt.subplots(1, 2, figsize=(13, 4), sharey=True, constrained_layout=True)
+for ax, contact in zip(axes, ("cone", "end_normal")):
+    for hb in bounds:
+        res = nd.simulate(cp.build(), t_end=T_CASE, h=hb, step_control="nlp", contact=contact,
+                          progress=False)
+        loss, times = cp.turning_point_energy(res)
+        ax.plot(res.t, res.energy, label=f"nlp h in {hb}")
+        print(f"{contact}, h in {hb}: energy change at turning points {np.round(loss, 4)} J at "
+              f"t = {np.round(times, 3)} s; {res.stats.retries.sum()} retried steps")
+    ax.set(xlabel="t [s]", ylabel="energy [J]", title=f'seed\'s variable-h scheme, contact="{contact}"')
+    ax.legend(fontsize="small")
 
 # %% [markdown]
 # ## A real impact: falling from the bore's centre onto the pin
 #
-# Planar (cm_z = 0), where the plastic-impact closed form holds: the extra energy lost by the
-# bar released with the bore centred, against the same bar started resting on the pin.
+# Planar (cm_z = 0), c = 1 mm: the bar released with the bore centred falls through the
+# clearance and hits the pin. Reference without nlpdyn: `cp.planar_reference` (event-driven,
+# scipy): one plastic impact, then contact without loss to the first turning point.
 
 # %%
-for h in (1e-3, 2.5e-4):
-    change = []
-    for centred in (True, False):
-        res = nd.simulate(cp.build(cm_z=0.0, start_centred=centred), t_end=0.03, h=h,
-                          progress=False)
-        change.append(res.energy[-1] - res.energy[0])
-    print(f"h = {h:g}: extra loss of the fall {change[1] - change[0]:.5e} J; closed form "
-          f"{cp.impact_energy_closed_form():.5e} J")
+ref = cp.planar_reference(clearance=1e-3)
+print(f"reference: {len(ref.impacts)} impact(s), loss by the first turning point "
+      f"{-ref.turning_point[1]:.5e} J; closed form {cp.impact_energy_closed_form(clearance=1e-3):.5e} J")
+for h in ((2e-3, 1e-3) if QUICK else (2e-3, 1e-3, 5e-4, 2.5e-4)):
+    res = nd.simulate(cp.build(cm_z=0.0, clearance=1e-3, axial_clearance=1e-3), t_end=1.1, h=h,
+                      progress=False)
+    loss, times = cp.turning_point_energy(res)
+    row = res.energy_ledger().iloc[int(np.searchsorted(res.t, times[0]))]
+    print(f"h = {h:g}: loss by the first turning point {-loss[0]:.5e} J ({-loss[0] / -ref.turning_point[1]:.3f} "
+          f"x reference); impact:pin {-row['impact:pin']:.5e} J, contact:pin {-row['contact:pin']:.2e} J, "
+          f"residual {row['residual']:.1e} J")

@@ -140,3 +140,20 @@ print("loaded gaps at the end:", active.tolist(), "of", lam.shape[1], "; forces"
 print("contact resultant on the slider:", np.round(prism.reaction_force("cavity")[-1], 9), "N")
 print(f"XY speed after 0.1 s <= {np.abs(v[late, :2]).max():.1e} m/s; "
       f"max |v_z - 60 t| = {np.abs(v[:, 2] - 60 * prism.t).max():.1e} m/s")
+
+# %% [markdown]
+# ## Where the energy goes
+#
+# The energy ledger (`res.energy_ledger()`): the push's work (`work:push`) feeds the slide,
+# the landing on the rod or cavity is a plastic impact (`impact:`), and sustained frictionless
+# sliding does no work (`contact:`, at round-off here: the contact normals do not turn once
+# the slider is seated). `total - total[0]` equals the sum of the work columns plus the
+# residual.
+
+# %%
+for res, name in ((tube, "bore"), (prism, "cavity")):
+    ledger = res.energy_ledger()
+    row = ledger.iloc[-1]
+    print(f"{name}: total - total[0] = {row.total - ledger.total[0]:.6f} J; work:push "
+          f"{row['work:push']:.6f} J; impact:{name} {row[f'impact:{name}']:.3e} J; "
+          f"contact:{name} {row[f'contact:{name}']:.1e} J; residual {row.residual:.2e} J")

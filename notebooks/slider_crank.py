@@ -99,9 +99,11 @@ print(f"energy range {np.ptp(res.energy):.3e} J; max |Phi| {res.stats.constraint
 SCENARIO_T = 0.3 if QUICK else 5.0
 results = {model: slider_crank.run_scenarios(model, t_end=SCENARIO_T)
            for model in slider_crank.MODELS}
+# the ideal mechanism at every h the runs use: the delays are measured against it
+references = slider_crank.ideal_references(results["complementarity"], SCENARIO_T)
 for model, runs in results.items():
     print(f"--- {model}")
-    print(slider_crank.summary_table(runs))
+    print(slider_crank.summary_table(runs, references))
 
 # %%
 fig, axes = plt.subplots(2, 3, figsize=(16, 7), constrained_layout=True)
@@ -122,6 +124,31 @@ for row, joint in enumerate(("spherical", "revolute")):
     axes[row, 0].legend(fontsize=6)
 for ax in axes[1]:
     ax.set_xlabel("t [s]")
+
+# %% [markdown]
+# ## Where the energy goes: the ledger of the complementarity clearance runs
+#
+# `res.energy_ledger()` splits the change of mechanical energy into the plastic impacts'
+# loss (`impact:`), the work of sustained contact (`contact:`), the ideal joints' impulses
+# (`work:`) and the rest of the time discretisation (`residual`, mostly the explicit
+# gyroscopic term). Final values per run (`slider_crank.ledger_table`), then their history.
+
+# %%
+for model, runs in results.items():
+    print(f"--- {model}")
+    print(slider_crank.ledger_table(runs))
+clearance_runs = [(label, res) for label, res in results["complementarity"].items()
+                  if res.gap_rows]
+fig, axes = plt.subplots(2, 3, figsize=(15, 6.5), constrained_layout=True, squeeze=False)
+for ax, (label, res) in zip(axes.ravel(), clearance_runs):
+    ledger = res.energy_ledger()
+    name = next(iter(res.gap_rows))
+    for column in ("impact", "contact"):
+        ax.plot(ledger.t, ledger[f"{column}:{name}"], label=column)
+    ax.plot(ledger.t, ledger.residual, label="residual")
+    ax.plot(ledger.t, ledger.total - ledger.total[0], "k", lw=0.8, label="total change")
+    ax.set(title=label, xlabel="t [s]", ylabel="J")
+axes[0, 0].legend(fontsize=7)
 
 # %% [markdown]
 # ## The two clearance models compared

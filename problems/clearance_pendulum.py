@@ -212,10 +212,11 @@ def compare_ideal_and_clearance(t_end=10.0, runs=None, progress=False, **build_o
 
 def comparison_table(results) -> str:
     """Seed 002 Fig. 37 as text: per run and joint, steps, solver work (IPOPT iterations in
-    the nlp mode, QP solves otherwise), wall time, energy change, largest constraint
-    violation (ideal) or penetration (clearance)."""
+    the nlp mode, QP solves otherwise), wall time of the whole simulate() call, energy change
+    and the ledger's share of it lost in impacts and in sustained contact (clearance joint),
+    largest constraint violation (ideal) or penetration (clearance)."""
     lines = [f"{'run':<22} {'joint':<10} {'steps':>6} {'IPOPT it':>9} {'QP solves':>9} "
-             f"{'wall s':>7} {'dE J':>8} {'violation m':>11}"]
+             f"{'wall s':>7} {'dE J':>8} {'impact J':>9} {'contact J':>10} {'violation m':>11}"]
     for label, pair in results.items():
         for joint, res in pair.items():
             st = res.stats
@@ -223,7 +224,11 @@ def comparison_table(results) -> str:
             qps = int(st.gap_iterations.sum() + (st.iterations <= 0).sum())  # direct: 0, QP: -1
             violation = (st.constraint_violation.max() if joint == "ideal"
                          else max(-res.gap("pin").min(), 0.0))
+            ledger = res.energy_ledger()
+            impact, contact = ((f"{ledger['impact:pin'].iloc[-1]:9.4f}",
+                                f"{ledger['contact:pin'].iloc[-1]:10.4f}") if joint != "ideal"
+                               else (f"{'-':>9}", f"{'-':>10}"))
             lines.append(f"{label:<22} {joint:<10} {len(st.wall_time):6d} {ipopt:9d} {qps:9d} "
-                         f"{st.wall_time.sum():7.2f} {res.energy[-1] - res.energy[0]:8.4f} "
-                         f"{violation:11.2e}")
+                         f"{res.info['wall_time']:7.2f} {res.energy[-1] - res.energy[0]:8.4f} "
+                         f"{impact} {contact} {violation:11.2e}")
     return "\n".join(lines)
