@@ -8,9 +8,12 @@ The flow (each layer imports only from the ones before it)::
             |                                       builds named CasADi functions once
         StepProgram                     step_nlp.py the per-step program of FORMULATION.md,
             |                                       built once per run, re-solved every step
+      contact schemes                   contact.py  how a step meets its gaps (cone chord
+            |                                       iterations, end-of-step normal, seed's rows)
          Stepper / simulate()           stepper.py  step control, retries, initial conditions
             |
-          Result                        result.py   arrays, per-step stats, .npz save/load
+          Result                        result.py   arrays, per-step stats, .npz save/load,
+                                        assembly.py reactions, contact data, the energy ledger
 
 Example
 -------

@@ -162,17 +162,19 @@ def scenario_system(joint, clearance, model):
     return build(**{f"{joint}_clearance": clearance}, model=model)
 
 
-def run_scenarios(model="complementarity", t_end=5.0, scenarios=None, progress=False, h=None):
+def run_scenarios(model="complementarity", t_end=5.0, scenarios=None, progress=False, h=None,
+                  **options):
     """Run the scenarios with ``model`` ("complementarity" or "penalty").
 
     Returns {label: Result}. Penalty runs use h = 1e-3 (``h``) with the contact laws
-    evaluated implicitly; complementarity runs use :func:`step_size`.
+    evaluated implicitly; complementarity runs use :func:`step_size`. ``options`` go to
+    :func:`nlpdyn.simulate` (e.g. ``contact="end_normal"``, the previous contact step).
     """
     out = {}
     for label, joint, clearance in scenarios or SCENARIOS:
         step = h or (step_size(clearance) if model == "complementarity" else 1e-3)
         out[label] = nd.simulate(scenario_system(joint, clearance, model), t_end=t_end, h=step,
-                                 progress=progress)
+                                 progress=progress, **options)
     return out
 
 
@@ -197,13 +199,22 @@ def turns(res) -> float:
     return float((angle[-1] - angle[0]) / (2 * np.pi))
 
 
+def turning_until(res, back=0.1) -> float:
+    """Time the crank first swings back (its angle ``back`` rad below the largest reached so
+    far); the run's end if it never does."""
+    angle = crank_angle(res)
+    back_at = np.nonzero(angle < np.maximum.accumulate(angle) - back)[0]
+    return float(res.t[back_at[0]]) if len(back_at) else float(res.t[-1])
+
+
 def slider_maxima(res) -> np.ndarray:
-    """Times of the slider's full-stroke maxima (prominence above half the kinematic stroke:
-    a crank swinging as a pendulum makes none), shape (n_maxima,)."""
+    """Times of the slider's full-stroke maxima while the crank still turns forward
+    (:func:`turning_until`; prominence above half the kinematic stroke), shape (n_maxima,)."""
     from scipy.signal import find_peaks
     lo, hi = slider_limits()
     peaks, _ = find_peaks(res.position("slider")[:, 0], prominence=0.5 * (hi - lo))
-    return res.t[peaks]
+    times = res.t[peaks]
+    return times[times < turning_until(res)]
 
 
 def slider_delay(res, ideal) -> tuple[int, float]:
@@ -226,16 +237,19 @@ def ideal_references(results, t_end=None) -> dict:
 
 
 def summary_table(results, references=None) -> str:
-    """One line per run: h, crank turns, full slider strokes and the delay of the last one
-    against the ideal run at the same h (``references``, from :func:`ideal_references`),
-    energy change, retried and contact-fallback steps, steps, wall time."""
-    lines = [f"{'run':<22} {'h':>7} {'turns':>6} {'strokes':>7} {'delay (s)':>9} {'dE (J)':>8} "
-             f"{'retried':>7} {'fallbk':>6} {'steps':>6} {'wall (s)':>8}  status"]
+    """One line per run: h, crank turns, when the crank first swings back (nan: never), full
+    slider strokes before that and the delay of the last one against the ideal run at the same
+    h (``references``, from :func:`ideal_references`), energy change, retried and
+    contact-fallback steps, steps, wall time."""
+    lines = [f"{'run':<22} {'h':>7} {'turns':>6} {'back (s)':>8} {'strokes':>7} {'delay (s)':>9} "
+             f"{'dE (J)':>8} {'retried':>7} {'fallbk':>6} {'steps':>6} {'wall (s)':>8}  status"]
     for label, res in results.items():
         h = float(res.h[0])
         strokes, delay = (slider_delay(res, references[h]) if references and h in references
                           else (len(slider_maxima(res)), float("nan")))
-        lines.append(f"{label:<22} {h:7.2g} {turns(res):6.2f} {strokes:7d} {delay:9.3f} "
+        back = turning_until(res)
+        lines.append(f"{label:<22} {h:7.2g} {turns(res):6.2f} "
+                     f"{back if back < res.t[-1] else float('nan'):8.3f} {strokes:7d} {delay:9.3f} "
                      f"{res.energy[-1] - res.energy[0]:8.4f} "
                      f"{np.count_nonzero(res.stats.retries):7d} "
                      f"{np.count_nonzero(res.stats.contact_fallback):6d} {len(res.h):6d} "
@@ -249,24 +263,29 @@ def ledger_summary(res) -> dict:
     (mechanical energy change), ``impact`` (plastic impacts of the clearance joints),
     ``contact`` (their sustained contact), ``work`` (ideal joints' impulses and force elements'
     non-conservative work, e.g. a penalty law's hysteresis), ``residual`` (the rest of the
-    time discretisation) and ``gyroscopic`` (its explicit gyroscopic part).
-    dE = impact + contact + work + residual."""
-    last = res.energy_ledger().iloc[-1]
+    time discretisation) and ``gyroscopic`` (its explicit gyroscopic part);
+    dE = impact + contact + work + residual. ``contact_step``: the largest sustained-contact
+    work of a single step (a one-step jam shows there)."""
+    ledger = res.energy_ledger()
+    last = ledger.iloc[-1]
 
     def total(prefix):
         return float(sum(v for k, v in last.items() if k.startswith(prefix)))
-    return {"dE": float(last["total"] - res.energy_ledger()["total"].iloc[0]),
+    contact = sum((ledger[k].to_numpy() for k in ledger if k.startswith("contact:")),
+                  np.zeros(len(ledger)))
+    return {"dE": float(last["total"] - ledger["total"].iloc[0]),
             "impact": total("impact:"), "contact": total("contact:"), "work": total("work:"),
-            "residual": float(last["residual"]), "gyroscopic": float(last["residual:gyroscopic"])}
+            "residual": float(last["residual"]), "gyroscopic": float(last["residual:gyroscopic"]),
+            "contact_step": float(np.diff(contact).min(initial=0.0))}
 
 
 def ledger_table(results) -> str:
     """One line per run: :func:`ledger_summary`'s columns (J)."""
-    cols = ("dE", "impact", "contact", "work", "residual", "gyroscopic")
-    lines = [f"{'run':<22} " + " ".join(f"{c:>10}" for c in cols)]
+    cols = ("dE", "impact", "contact", "work", "residual", "gyroscopic", "contact_step")
+    lines = [f"{'run':<22} " + " ".join(f"{c:>12}" for c in cols)]
     for label, res in results.items():
         row = ledger_summary(res)
-        lines.append(f"{label:<22} " + " ".join(f"{row[c]:10.2e}" for c in cols))
+        lines.append(f"{label:<22} " + " ".join(f"{row[c]:12.2e}" for c in cols))
     return "\n".join(lines)
 
 
