@@ -61,6 +61,19 @@ T_END = 0.3 if QUICK else 1.0
 H = (1e-3, 1e-2)
 G, L, C = 9.81, 0.1, 1e-4
 
+
+
+def velocity_panels(axes, res, body, law):
+    """Lateral velocity of the centre (top right) and axial velocity (bottom left)."""
+    v = res.velocity(body)
+    axes[0, 2].plot(res.t, v[:, 0], label="v_x")
+    axes[0, 2].plot(res.t, v[:, 1], label="v_y")
+    axes[0, 2].set(xlabel="t [s]", ylabel="[m/s]", title="lateral velocity of the centre")
+    axes[0, 2].legend()
+    axes[1, 0].plot(res.t, v[:, 2])
+    axes[1, 0].set(xlabel="t [s]", ylabel="v_z [m/s]", title=f"axial velocity (= {law})")
+
+
 tube = nd.simulate(clearance_slider.build(), t_end=T_END, h=H)
 print(tube.summary())
 print(f"min gap {tube.gap('bore').min():.1e} m, EOM residual <= {tube.stats.eom_residual.max():.1e}")
@@ -79,12 +92,7 @@ axes[0, 1].plot(tube.t, lam[:, 1], label="end +L/2 (rod's upper side)")
 axes[0, 1].plot(tube.t, lam[:, 1] - lam[:, 0], "k--", lw=0.8, label="difference (= m g)")
 axes[0, 1].set(xlabel="t [s]", ylabel="[N]", title="normal contact forces")
 axes[0, 1].legend()
-axes[0, 2].plot(tube.t, v[:, 0], label="v_x")
-axes[0, 2].plot(tube.t, v[:, 1], label="v_y")
-axes[0, 2].set(xlabel="t [s]", ylabel="[m/s]", title="lateral velocity of the centre")
-axes[0, 2].legend()
-axes[1, 0].plot(tube.t, v[:, 2])
-axes[1, 0].set(xlabel="t [s]", ylabel="v_z [m/s]", title="axial velocity (= F t / m)")
+velocity_panels(axes, tube, "tube", "F t / m")
 axes[1, 1].plot(tube.t, tube.position("tube")[:, 2])
 axes[1, 1].set(xlabel="t [s]", ylabel="z [m]", title="axial position (parabolic)")
 nd.plotting.plot_step_sizes(tube, axes[1, 2])
@@ -121,12 +129,7 @@ for i in np.nonzero(lam[-1] > 1e-6)[0]:
     axes[0, 1].plot(prism.t, lam[:, i], label=f"{names[3 * face + k]}, {('prev', 'next')[j]} plane")
 axes[0, 1].set(xlabel="t [s]", ylabel="[N]", title="vertex-plane contact forces (loaded at the end)")
 axes[0, 1].legend()
-axes[0, 2].plot(prism.t, v[:, 0], label="v_x")
-axes[0, 2].plot(prism.t, v[:, 1], label="v_y")
-axes[0, 2].set(xlabel="t [s]", ylabel="[m/s]", title="lateral velocity of the centre")
-axes[0, 2].legend()
-axes[1, 0].plot(prism.t, v[:, 2])
-axes[1, 0].set(xlabel="t [s]", ylabel="v_z [m/s]", title="axial velocity (= F_z t / m)")
+velocity_panels(axes, prism, "slider", "F_z t / m")
 axes[1, 1].plot(prism.t, 1e3 * prism.position("slider")[:, 0], label="x")
 axes[1, 1].plot(prism.t, 1e3 * prism.position("slider")[:, 1], label="y")
 axes[1, 1].set(xlabel="t [s]", ylabel="[mm]", title="centre in the cross-section")

@@ -129,7 +129,7 @@ def step_size(clearance, h_max=1e-3):
     retried with h/2, and the run loses energy the ideal joint does not, or fails. Measured,
     5 s, complementarity joints (``python -c "from problems import slider_crank as s;
     print(s.step_size_study())"``; ideal mechanism: 8.89 / 8.74 / 8.68 turns at h = 1e-3 /
-    5e-4 / 2.5e-4):
+    5e-4 / 2.5e-4 s):
 
     ============  =======  ========  ===========================================================
     clearance     h        12h^2/c   revolute A; spherical B
@@ -144,9 +144,10 @@ def step_size(clearance, h_max=1e-3):
     1e-4, 1e-3 m  1e-3     <= 0.12   both clean
     ============  =======  ========  ===========================================================
 
-    The threshold sits at 12 h^2 ~ c for joint A (the spherical joint B tolerates ~10x more),
-    so the rule stays as it was; at the clearances of seed 001 it asks for 2.5e-4 s only at
-    1e-3 mm.
+    The threshold sits at 12 h^2 ~ c for joint A (clean at 12 h^2 / c <= 0.75, retried or
+    failed at >= 1.2); the spherical joint B is clean up to 3 and not at 12. So the rule stays
+    as it was; at the clearances of seed 001 it asks for 2.5e-4 s only at 1e-3 mm. (The study
+    takes ~2 min.)
     """
     if not clearance:
         return h_max
@@ -263,7 +264,9 @@ def ledger_summary(res) -> dict:
     (mechanical energy change), ``impact`` (plastic impacts of the clearance joints),
     ``contact`` (their sustained contact), ``work`` (ideal joints' impulses and force elements'
     non-conservative work, e.g. a penalty law's hysteresis), ``residual`` (the rest of the
-    time discretisation) and ``gyroscopic`` (its explicit gyroscopic part);
+    time discretisation), split into ``gyroscopic`` (its explicit gyroscopic term) and
+    ``potential`` (conservative forces' work against their stored energy: the damping of a
+    stiff penalty law evaluated at the end of the step);
     dE = impact + contact + work + residual. ``contact_step``: the largest sustained-contact
     work of a single step (a one-step jam shows there)."""
     ledger = res.energy_ledger()
@@ -276,16 +279,19 @@ def ledger_summary(res) -> dict:
     return {"dE": float(last["total"] - ledger["total"].iloc[0]),
             "impact": total("impact:"), "contact": total("contact:"), "work": total("work:"),
             "residual": float(last["residual"]), "gyroscopic": float(last["residual:gyroscopic"]),
+            "potential": float(last["residual:potential"]),
             "contact_step": float(np.diff(contact).min(initial=0.0))}
 
 
 def ledger_table(results) -> str:
     """One line per run: :func:`ledger_summary`'s columns (J)."""
-    cols = ("dE", "impact", "contact", "work", "residual", "gyroscopic", "contact_step")
-    lines = [f"{'run':<22} " + " ".join(f"{c:>12}" for c in cols)]
+    cols = ("dE", "impact", "contact", "work", "residual", "gyroscopic", "potential",
+            "contact_step")
+    lines = [f"{'run':<22} " + " ".join(f"{c:>10}" for c in cols[:-1]) + "  contact_step"]
     for label, res in results.items():
         row = ledger_summary(res)
-        lines.append(f"{label:<22} " + " ".join(f"{row[c]:12.2e}" for c in cols))
+        lines.append(f"{label:<22} " + " ".join(f"{row[c]:10.2e}" for c in cols[:-1])
+                     + f"  {row['contact_step']:12.2e}")
     return "\n".join(lines)
 
 
