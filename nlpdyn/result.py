@@ -225,8 +225,10 @@ class Result:
           one before): the perfectly inelastic loss of each collision.
         - ``contact:<clearance joint>``: work of its contact impulses in sustained contact.
           Smooth frictionless sliding does no work, so there it is the contact step's
-          numerical dissipation: it tends to 0 with h (``tests/test_clearance.py``: a spinning
-          bar, a bar dropped onto a pin) and is large with ``contact="end_normal"``. It also
+          numerical dissipation: -lam c dphi^2 per step with the default step (dphi: the
+          angle the contact normal turns in the step), which tends to 0 with h once
+          h dphi/dt << 1 (``tests/test_clearance.py``: a spinning bar, a bar dropped onto a
+          pin); large with ``contact="end_normal"``. It also
           holds what a bore loses when it jams with every gap already closed (both bore ends
           and an axial face in contact, kN forces for ~1 ms): that loss does not shrink with
           h and is physics the gap test cannot see (README, "Clearance joints").
