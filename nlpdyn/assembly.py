@@ -19,7 +19,7 @@ import numpy as np
 
 from .forces.elements import Gravity
 from .result import Result, StepStats
-from .rotations import rotation_matrix
+from .rotations import rotation_matrices
 
 RESIDUAL_PARTS = ("gyroscopic", "potential", "projection", "solver")
 
@@ -52,9 +52,10 @@ def build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message) -> R
     kin = np.asarray(cs.kinetic.map(len(ts))(v.T)).ravel()
     pot = np.asarray(cs.potential.map(len(ts))(t[None, :], q.T)).ravel()
 
-    joint_jac = _mapped(stepper.program.joint_rows_jacobian, n, cs.n_eq, cs.nv, q[:-1].T,
-                        t[None, :-1])                                  # (n_eq, n, nv)
-    wrenches = _joint_wrenches(cs, joint_jac, q[:-1], mu)
+    joint_gen = _joint_forces(stepper.program.joint_forces, cs, q[:-1], t[:-1], mu)
+    wrenches = {r.name: _wrenches_from_generalised(r.element, q[:-1], joint_gen[r.name],
+                                                   r.element.reaction_point())
+                for r in cs.constraint_rows}
     gap_gen = _gap_generalised_forces(cs, gap_jac, lam)
     for r in cs.gap_rows:
         wrenches[r.name] = _wrenches_from_generalised(r.element, q[:-1], gap_gen[r.name],
@@ -63,9 +64,7 @@ def build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message) -> R
     force_wrenches, work, element_pot, Q, Q_V = force_element_data(cs, t, q, v, z, h)
     wrenches.update(force_wrenches)
     ledger = ledger_columns(cs, t, q, v, h, Q, Q_V, element_pot,
-                            joints={r.name: np.einsum("ekv,ke->kv", joint_jac[r.start:r.stop],
-                                                      h[:, None] * mu[:, r.start:r.stop])
-                                    for r in cs.constraint_rows},
+                            joints={name: h[:, None] * gen for name, gen in joint_gen.items()},
                             contacts={r.name: (h[:, None] * gap_gen[r.name],
                                                _impact_share(r, gap_jac, lam, impact, v, h))
                                       for r in cs.gap_rows},
@@ -200,7 +199,7 @@ def _wrenches_from_generalised(el, q, gen, point):
     for j in moving:
         b = el.bodies[j]
         k = b.index
-        A = np.array([rotation_matrix(p) for p in q[:, 7 * k + 3:7 * k + 7]]).reshape(n, 3, 3)
+        A = rotation_matrices(q[:, 7 * k + 3:7 * k + 7]) if n else np.zeros((0, 3, 3))
         f = gen[:, 6 * k:6 * k + 3]
         n_cm = np.einsum("nij,nj->ni", A, gen[:, 6 * k + 3:6 * k + 6])
         if point is not None:
@@ -215,21 +214,15 @@ def _wrenches_from_generalised(el, q, gen, point):
     return res
 
 
-def _joint_wrenches(cs, jac, q, multipliers):
-    """Per bilateral element and body: [force (global), moment about the element's point
-    (global)] from the generalised forces jac^T mu (jac: (n_rows, n, nv), per step)."""
-    out = {}
-    for r in cs.constraint_rows:
-        gen = np.einsum("ekv,ke->kv", jac[r.start:r.stop], multipliers[:, r.start:r.stop])
-        out[r.name] = _wrenches_from_generalised(r.element, q, gen, r.element.reaction_point())
-    return out
-
-
-def _mapped(fn, n, rows, nv, *args):
-    """``fn`` (one (rows, nv) matrix per call) over n steps: (rows, n, nv)."""
-    if n == 0 or rows == 0:
-        return np.zeros((rows, n, nv))
-    return np.asarray(fn.map(n)(*args)).reshape(rows, n, nv)   # column blocks per step
+def _joint_forces(fn, cs, q, t, mu):
+    """Per bilateral element: its generalised force per step, (n, nv), from ``fn`` (q, t, mu)
+    -> (nv, n_elements) mapped over the steps."""
+    n = len(q)
+    if n == 0 or not cs.constraint_rows:
+        return {r.name: np.zeros((n, cs.nv)) for r in cs.constraint_rows}
+    Q = np.asarray(fn.map(n)(q.T, t[None, :], mu.T)).reshape(cs.nv, len(cs.constraint_rows), n,
+                                                              order="F")
+    return {r.name: Q[:, j, :].T for j, r in enumerate(cs.constraint_rows)}
 
 
 def _contact_data(cs, gap_jac, q, lam):

@@ -159,9 +159,8 @@ class Result:
     def rotation(self, body: str) -> np.ndarray:
         """Rotation matrices A (body -> global) of the normalised Euler parameters (the stored
         ones carry the stepper's O(h^2) norm error), shape (n_points, 3, 3)."""
-        from .rotations import rotation_matrix
-        p = self.orientation(body)
-        return np.array([rotation_matrix(x) for x in p / np.linalg.norm(p, axis=1, keepdims=True)])
+        from .rotations import rotation_matrices
+        return rotation_matrices(self.orientation(body))
 
     def multipliers(self, name: str) -> np.ndarray:
         """Lagrange multipliers mu of a bilateral element, shape (n_steps, n_equations)."""

@@ -58,6 +58,21 @@ def rotation_matrix(p):
     return _matrix(rows, _is_casadi(p))
 
 
+def rotation_matrices(P) -> np.ndarray:
+    """The rotations of many Euler parameter vectors at once, each normalised first:
+    P shape (n, 4) -> (n, 3, 3) (numpy only; what ``normalised_rotation_matrix`` gives one
+    by one)."""
+    P = np.asarray(P, dtype=float)
+    P = P / np.linalg.norm(P, axis=1, keepdims=True)
+    e0, e1, e2, e3 = P.T
+    c = 2 * e0 * e0 - 1
+    return np.stack([
+        np.stack([c + 2 * e1 * e1, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)], axis=-1),
+        np.stack([2 * (e1 * e2 + e0 * e3), c + 2 * e2 * e2, 2 * (e2 * e3 - e0 * e1)], axis=-1),
+        np.stack([2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), c + 2 * e3 * e3], axis=-1),
+    ], axis=-2)
+
+
 def normalised_rotation_matrix(p):
     """The rotation of p / |p|: ((e0^2 - e.e) I + 2 e e^T + 2 e0 e~) / (p.p), shape (3, 3).
 

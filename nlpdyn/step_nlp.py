@@ -92,11 +92,16 @@ class StepProgram:
         self._rows = {}
         self._prepare = {}
         self._curvature = {}
-        # d(rows_eq)/dv, the exact direction of the joints' impulses in a step (per step in
-        # the result's reactions and energy ledger)
-        self.joint_rows_jacobian = ca.Function("joint_rows_jacobian", [q0, t0],
-                                               [ca.densify(A_eq @ ca.DM(L.T))], ["q0", "t0"], ["Pi"])
-        assert not self.joint_rows_jacobian.has_free()
+        # Each joint's generalised force Pi_r^T mu_r along the step's own rows (Pi = d rows/dv):
+        # the result's reactions and energy ledger, per step
+        mu_in = ca.SX.sym("mu", ne)
+        Pi = A_eq @ ca.DM(L.T)
+        self.joint_forces = ca.Function(
+            "joint_forces", [q0, t0, mu_in],
+            [ca.densify(ca.horzcat(*[Pi[r.start:r.stop, :].T @ mu_in[r.start:r.stop]
+                                     for r in cs.constraint_rows]) if ne else ca.SX(nv, 0))],
+            ["q0", "t0", "mu"], ["Q"])
+        assert not self.joint_forces.has_free()
 
         # Implicit elements in the fixed-h QP, Newton-linearised about an iterate y_imp:
         # b(y) ~ b(y_imp) - J (y - y_imp), J = -db/dy. The QP takes the positive semidefinite
