@@ -52,20 +52,19 @@ def build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message) -> R
     kin = np.asarray(cs.kinetic.map(len(ts))(v.T)).ravel()
     pot = np.asarray(cs.potential.map(len(ts))(t[None, :], q.T)).ravel()
 
-    joint_gen = _joint_forces(stepper.program.joint_forces, cs, q[:-1], t[:-1], mu)
-    wrenches = {r.name: _wrenches_from_generalised(r.element, q[:-1], joint_gen[r.name],
-                                                   r.element.reaction_point())
-                for r in cs.constraint_rows}
-    gap_gen = _gap_generalised_forces(cs, gap_jac, lam)
-    for r in cs.gap_rows:
-        wrenches[r.name] = _wrenches_from_generalised(r.element, q[:-1], gap_gen[r.name],
-                                                      r.element.reaction_point())
+    joint_local = _joint_forces(stepper.program.joint_forces, cs, q[:-1], t[:-1], mu)
+    gap_local = {r.name: np.einsum("kjc,kj->kc", gap_jac[:, r.start:r.stop], lam[:, r.start:r.stop])
+                 for r in cs.gap_rows}
+    wrenches = {r.name: _wrenches_from_local(r.element, q[:-1], {**joint_local, **gap_local}[r.name],
+                                             r.element.reaction_point())
+                for r in [*cs.constraint_rows, *cs.gap_rows]}
     contact_points, contact_vectors = _contact_data(cs, gap_jac, q, lam)
     force_wrenches, work, element_pot, Q, Q_V = force_element_data(cs, t, q, v, z, h)
     wrenches.update(force_wrenches)
     ledger = ledger_columns(cs, t, q, v, h, Q, Q_V, element_pot,
-                            joints={name: h[:, None] * gen for name, gen in joint_gen.items()},
-                            contacts={r.name: (h[:, None] * gap_gen[r.name],
+                            joints={r.name: (r.element, h[:, None] * joint_local[r.name])
+                                    for r in cs.constraint_rows},
+                            contacts={r.name: (r.element, h[:, None] * gap_local[r.name],
                                                _impact_share(r, gap_jac, lam, impact, v, h))
                                       for r in cs.gap_rows},
                             projection=stats.projection_energy)
@@ -114,9 +113,9 @@ def force_element_data(cs, t, q, v, z, h):
 def ledger_columns(cs, t, q, v, h, Q, Q_V, element_pot, joints, contacts, projection):
     """Cumulative energy columns (n_points each), in the ledger's order.
 
-    ``joints``: name -> generalised impulse per step (n, nv); ``contacts``: name ->
-    (generalised impulse per step (n, nv), impact share of each step's work (n)); ``projection``:
-    potential energy the post-step projection changed, per step.
+    ``joints``: name -> (element, its impulse per step on its bodies' velocities (n, 12));
+    ``contacts``: name -> (element, impulse (n, 12), impact share of each step's work (n));
+    ``projection``: potential energy the post-step projection changed, per step.
     """
     v_bar = 0.5 * (v[:-1] + v[1:])
     cols = {}
@@ -126,11 +125,11 @@ def ledger_columns(cs, t, q, v, h, Q, Q_V, element_pot, joints, contacts, projec
         if not isinstance(el, Gravity):
             cols[f"work:{el.name}"] = h * np.einsum("kv,kv->k", Q[j] - Q_V[j], v_bar)
     impulses = np.zeros(len(h))
-    for name, P in joints.items():
-        cols[f"work:{name}"] = np.einsum("kv,kv->k", P, v_bar)
+    for name, (element, P) in joints.items():
+        cols[f"work:{name}"] = np.einsum("kc,kc->k", P, _local_velocities(element, v_bar))
         impulses += cols[f"work:{name}"]
-    for name, (P, impact_share) in contacts.items():
-        step_work = np.einsum("kv,kv->k", P, v_bar)
+    for name, (element, P, impact_share) in contacts.items():
+        step_work = np.einsum("kc,kc->k", P, _local_velocities(element, v_bar))
         cols[f"impact:{name}"] = impact_share
         cols[f"contact:{name}"] = step_work - impact_share
         impulses += step_work
@@ -176,20 +175,6 @@ def _local_velocities(el, v):
     return out
 
 
-def _gap_generalised_forces(cs, gap_jac, lam):
-    """Per gap element: the contact forces as generalised forces, (n, nv), from each step's
-    own row gradients (``gap_jac``: (n, n_gap, 12), the element bodies' columns)."""
-    out = {}
-    for r in cs.gap_rows:
-        local = np.einsum("kjc,kj->kc", gap_jac[:, r.start:r.stop], lam[:, r.start:r.stop])
-        gen = np.zeros((len(lam), cs.nv))
-        for j, b in enumerate(r.element.bodies[:2]):
-            if not b.is_ground:
-                gen[:, 6 * b.index:6 * b.index + 6] += local[:, 6 * j:6 * j + 6]
-        out[r.name] = gen
-    return out
-
-
 def _wrenches_from_generalised(el, q, gen, point):
     """[force (global), moment about ``point`` (global; None: about each CoM)] per body of
     ``el`` from its generalised force ``gen`` (n, nv); the ground gets minus the sum."""
@@ -215,14 +200,25 @@ def _wrenches_from_generalised(el, q, gen, point):
 
 
 def _joint_forces(fn, cs, q, t, mu):
-    """Per bilateral element: its generalised force per step, (n, nv), from ``fn`` (q, t, mu)
-    -> (nv, n_elements) mapped over the steps."""
+    """Per bilateral element: its generalised force per step on its bodies' velocities,
+    (n, 12), from ``fn`` (q, t, mu) -> (12, n_elements) mapped over the steps."""
     n = len(q)
     if n == 0 or not cs.constraint_rows:
-        return {r.name: np.zeros((n, cs.nv)) for r in cs.constraint_rows}
-    Q = np.asarray(fn.map(n)(q.T, t[None, :], mu.T)).reshape(cs.nv, len(cs.constraint_rows), n,
+        return {r.name: np.zeros((n, 12)) for r in cs.constraint_rows}
+    Q = np.asarray(fn.map(n)(q.T, t[None, :], mu.T)).reshape(12, len(cs.constraint_rows), n,
                                                               order="F")
     return {r.name: Q[:, j, :].T for j, r in enumerate(cs.constraint_rows)}
+
+
+def _wrenches_from_local(el, q, local, point):
+    """``_wrenches_from_generalised`` for a generalised force given on the velocities of the
+    element's first two bodies, (n, 12) (the elements with constraint rows)."""
+    gen = np.zeros((len(q), 6 * (max((b.index for b in el.bodies if not b.is_ground),
+                                        default=-1) + 1)))
+    for j, b in enumerate(el.bodies[:2]):
+        if not b.is_ground:
+            gen[:, 6 * b.index:6 * b.index + 6] += local[:, 6 * j:6 * j + 6]
+    return _wrenches_from_generalised(el, q, gen, point)
 
 
 def _contact_data(cs, gap_jac, q, lam):

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
-from .fastcall import FastFunction, silenced_stdout
+from .fastcall import FastFunction, dense, silenced_stdout
 from .rotations import G_matrix
 
 JACOBIAN_AT = ("start", "iterate")
@@ -75,12 +75,15 @@ class StepProgram:
         t0, h = ca.SX.sym("t0"), ca.SX.sym("h")
         y = ca.SX.sym("y", nv)
         z = ca.SX.sym("z", cs.n_history)
-        L = cs.L
-        self.Linv_T = np.linalg.inv(L).T
-        Linv = ca.DM(np.linalg.solve(L, np.eye(nv)))     # L^T M^-1 = L^-1
-        v = ca.DM(self.Linv_T) @ y
+        # M = L L^T is block diagonal (3x3 blocks): L, L^-1 as sparse matrices
+        L_sp = _block_diagonal(cs.L)
+        Linv_sp = _block_diagonal(cs.L, invert=True)             # L^T M^-1 = L^-1
+        self.Linv_T = Linv_sp.T.tocsr()                         # numpy side: v = Linv_T @ y
+        L, Linv, Linv_T = ca.DM(L_sp), ca.DM(Linv_sp), ca.DM(Linv_sp.T.tocsc())
+        self._L, self._Linv_T = L, Linv_T
+        v = Linv_T @ y
         F0 = cs.forces_explicit(t0, q0, v0, z)
-        y_free = ca.DM(L.T) @ v0 + h * Linv @ F0
+        y_free = L.T @ v0 + h * Linv @ F0
         qdot = self._qdot(q0, v, h)
         # Implicit force elements, evaluated at the end of the step: b(y) = h L^-1 F_imp(y)
         self.has_implicit = bool(cs.implicit_elements)
@@ -92,14 +95,16 @@ class StepProgram:
         self._rows = {}
         self._prepare = {}
         self._curvature = {}
-        # Each joint's generalised force Pi_r^T mu_r along the step's own rows (Pi = d rows/dv):
-        # the result's reactions and energy ledger, per step
+        # Each joint's generalised force Pi_r^T mu_r along the step's own rows (Pi = d rows/dv)
+        # on its own bodies' velocities (12 columns, see ``element_columns``): the result's
+        # reactions and energy ledger, per step
         mu_in = ca.SX.sym("mu", ne)
-        Pi = A_eq @ ca.DM(L.T)
+        Pi = A_eq @ L.T
         self.joint_forces = ca.Function(
             "joint_forces", [q0, t0, mu_in],
-            [ca.densify(ca.horzcat(*[Pi[r.start:r.stop, :].T @ mu_in[r.start:r.stop]
-                                     for r in cs.constraint_rows]) if ne else ca.SX(nv, 0))],
+            [ca.densify(ca.horzcat(*[_local(Pi[r.start:r.stop, :].T @ mu_in[r.start:r.stop],
+                                            r.element)
+                                     for r in cs.constraint_rows]) if ne else ca.SX(12, 0))],
             ["q0", "t0", "mu"], ["Q"])
         assert not self.joint_forces.has_free()
 
@@ -119,37 +124,39 @@ class StepProgram:
 
         # True gaps at the end of a free step (no contact forces): the adaptive scheme's
         # contact prediction.
-        v_free = v0 + h * ca.DM(np.linalg.inv(cs.M)) @ cs.forces(t0, q0, v0, z)
+        v_free = v0 + h * Linv_T @ (Linv @ cs.forces(t0, q0, v0, z))
         self.free_gap = FastFunction(ca.Function(
             "free_gap", [q0, v0, t0, h, z], [cs.gap(q0 + h * self._qdot(q0, v_free, h))],
             ["q0", "v0", "t0", "h", "z"], ["gap"]))
 
         # Finish: end-of-step state and the checks the stepper makes on every step, from the
-        # linear rows prepared for this step (rows = A y + c).
+        # linear rows at the solution (rows = A y + c) and the impulses A^T P, formed sparse by
+        # the caller.
         P_eq, P_g = ca.SX.sym("P_eq", ne), ca.SX.sym("P_g", ng)
-        A_eq_in, A_g_in = ca.SX.sym("A_eq", ne, nv), ca.SX.sym("A_g", ng, nv)
-        c_eq_in, c_g_in, y_free_in = ca.SX.sym("c_eq", ne), ca.SX.sym("c_g", ng), ca.SX.sym("y_free", nv)
+        rows_eq1, rows_g1 = ca.SX.sym("rows_eq", ne), ca.SX.sym("rows_g", ng)
+        impulse, y_free_in = ca.SX.sym("impulse", nv), ca.SX.sym("y_free", nv)
+        Pi_g_local = ca.SX.sym("Pi_g_local", ng, 12)
         shift = ca.SX.sym("shift", nv)  # C (y - y_lin) of a curvature-corrected solve, else 0
         q1 = q0 + h * qdot
         t1 = t0 + h
-        rows_eq1 = A_eq_in @ y + c_eq_in
-        rows_g1 = A_g_in @ y + c_g_in
-        eom = ca.DM(L) @ (y - y_free_in - b_imp + shift - A_eq_in.T @ P_eq - A_g_in.T @ P_g) / h
+        eom = L @ (y - y_free_in - b_imp + shift - impulse) / h
         norms = ca.vertcat(*[ca.norm_2(q1[7 * k + 3:7 * k + 7]) - 1 for k in range(cs.n_bodies)])
         gap1 = cs.gap(q1)
         # Relative residuals for the stepper's acceptance test (NaN-safe: NaN fails "<"):
         # linearised rows against the velocity scale, EOM against the force scale.
-        v_scale = 1 + _max_abs(v) + _max_abs(ca.DM(self.Linv_T) @ y_free_in)
+        v_scale = 1 + _max_abs(v) + _max_abs(Linv_T @ y_free_in)
         f_scale = cs.total_mass * (np.linalg.norm(cs.system.gravity) + 1) + \
-            _max_abs(ca.DM(L) @ (y - y_free_in)) / h
+            _max_abs(L @ (y - y_free_in)) / h
         check = ca.vertcat(_max_abs(rows_eq1) / v_scale, -ca.fmin(_min_or_inf(rows_g1), 0) / v_scale,
                            _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v))
+        finish_in = ["q0", "t0", "h", "y", "P_eq", "P_g", "rows_eq", "rows_g", "impulse",
+                     "y_free", "shift", "z", "Pi_g_local"]
         self.finish = FastFunction(ca.Function(
-            "step_finish", [q0, t0, h, y, P_eq, P_g, A_eq_in, c_eq_in, A_g_in, c_g_in, y_free_in, shift, z],
+            "step_finish", [q0, t0, h, y, P_eq, P_g, rows_eq1, rows_g1, impulse, y_free_in, shift, z,
+                            Pi_g_local],
             [q1, v, P_eq / h, P_g / h, _max_abs(eom), _max_abs(cs.phi(q1, t1)), _max_abs(norms),
-             _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), A_g_in @ ca.DM(L.T), h * rows_g1,
-             check],
-            ["q0", "t0", "h", "y", "P_eq", "P_g", "A_eq", "c_eq", "A_g", "c_g", "y_free", "shift", "z"],
+             _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), Pi_g_local, h * rows_g1, check],
+            finish_in,
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
              "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "check"]))
         self._qp = {}
@@ -187,20 +194,38 @@ class StepProgram:
             self._rows[jacobian_at] = (rows, ca.jacobian(rows, s["y"]))
         return self._rows[jacobian_at]
 
-    def prepare(self, jacobian_at="start"):
-        """The linear rows of a step, A y + c (joints, then gaps), and y_free, as one call."""
+    def prepare_sparse(self, jacobian_at="start") -> ca.Function:
+        """The linear rows of a step, A y + c (joints, then gaps), y_free, and each gap row's
+        velocity Jacobian on its element's bodies (``Pi_g_local``, n_gap x 12), as one SX
+        function with sparse outputs: what the fused calls build on."""
         if jacobian_at not in self._prepare:
             s = self._sym
             rows_g, A_g = self._gap_rows(jacobian_at)
             zero = ca.DM.zeros(self.nv)
             c_eq = ca.substitute(s["rows_eq"], s["y"], zero)
             c_g = ca.substitute(rows_g, s["y"], zero)
-            self._prepare[jacobian_at] = FastFunction(ca.Function(
+            Pi_g = A_g @ self._L.T
+            rows = [_local(Pi_g[j, :].T, r.element).T for r in self.cs.gap_rows
+                    for j in range(r.start, r.stop)]
+            Pi_g_local = ca.vertcat(*rows) if rows else ca.SX(0, 12)
+            self._prepare[jacobian_at] = ca.Function(
                 f"step_prepare_{jacobian_at}",
                 [s["q0"], s["v0"], s["t0"], s["h"], s["q_lin"], s["z"]],
-                [ca.densify(s["A_eq"]), c_eq, ca.densify(A_g), c_g, s["y_free"]],
-                ["q0", "v0", "t0", "h", "q_lin", "z"], ["A_eq", "c_eq", "A_g", "c_g", "y_free"]))
+                [s["A_eq"], c_eq, A_g, c_g, s["y_free"], ca.densify(Pi_g_local)],
+                ["q0", "v0", "t0", "h", "q_lin", "z"],
+                ["A_eq", "c_eq", "A_g", "c_g", "y_free", "Pi_g_local"])
         return self._prepare[jacobian_at]
+
+    def prepare(self, jacobian_at="start") -> FastFunction:
+        """``prepare_sparse`` densified, for calls from Python (the IPOPT path, guesses)."""
+        key = ("dense", jacobian_at)
+        if key not in self._prepare:
+            self._prepare[key] = FastFunction(dense(self.prepare_sparse(jacobian_at)))
+        return self._prepare[key]
+
+    def _finish_args(self, A, c, A_g, c_g, y, P_eq, P_g):
+        """The finish inputs that need the rows: rows at y and the impulses A^T P (sparse)."""
+        return A @ y + c, A_g @ y + c_g, A.T @ P_eq + A_g.T @ P_g
 
     def gap_curvature(self, jacobian_at="start"):
         """C(q0, h, q_lin, P_g): Hessian in y of -P.g(q_end(y))/h as the rows of ``jacobian_at``
@@ -245,21 +270,26 @@ class StepProgram:
         Q0, V0, T0, H = (ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", self.nv), ca.MX.sym("t0"),
                          ca.MX.sym("h"))
         Z = ca.MX.sym("z", cs.n_history)
-        A, c, A_g, c_g, y_free = self.prepare().function(Q0, V0, T0, H, Q0, Z)
+        A, c, A_g, c_g, y_free, Pi_g_local = self.prepare_sparse().call([Q0, V0, T0, H, Q0, Z])
         y, P = y_free, ca.MX.zeros(self.n_eq)
         if self.n_eq:
-            W = A @ A.T
+            # W = A A^T is sparse (joints couple neighbouring bodies); its pattern is analysed
+            # once here, by the sparse LDL^T; the Tikhonov shift makes redundant rows solvable
+            W = ca.mtimes(A, A.T)
+            eye = ca.MX(ca.DM.eye(self.n_eq))
+            pattern = W.sparsity() + eye.sparsity()
             delta = self.settings.regularization * ca.mmax(ca.diag(W))
-            solver = ca.Linsol("direct_ls", "ldl", (W + ca.DM.eye(self.n_eq)).sparsity())
-            Wreg = W + delta * ca.MX.eye(self.n_eq)
+            solver = ca.Linsol("direct_ls", "ldl", pattern)
+            Wreg = ca.project(W + delta * eye, pattern)
             r = A @ y_free + c
             z = ca.MX.zeros(self.n_eq)
             for _ in range(self.settings.refinement_steps):
                 z = z + solver.solve(Wreg, r - W @ z)
             y = y_free - A.T @ z
             P = -z
-        out = self.finish.function(Q0, T0, H, y, P, ca.MX.zeros(0), A, c, A_g, c_g, y_free,
-                                   ca.MX.zeros(self.nv), Z)
+        rows_eq, rows_g, impulse = self._finish_args(A, c, A_g, c_g, y, P, ca.MX.zeros(0))
+        out = self.finish.function(Q0, T0, H, y, P, ca.MX.zeros(0), rows_eq, rows_g, impulse,
+                                   y_free, ca.MX.zeros(self.nv), Z, Pi_g_local)
         return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H, Z], [y, P, *out],
                                         ["q0", "v0", "t0", "h", "z"],
                                         ["y", "P_eq", *self.finish.names_out]))
@@ -319,15 +349,18 @@ class StepProgram:
         # arms' curvature, small against the mass-scaled identity
         C = (self.gap_curvature(jacobian_at).function(Q0, H, QL, P_CURV) if ng
              else ca.MX.zeros(nv, nv))
-        A, c, A_g, c_g, y_free = self.prepare(jacobian_at).function(Q0, V0, T0, H, QL, Z)
+        A, c, A_g, c_g, y_free, Pi_g_local = self.prepare_sparse(jacobian_at).call(
+            [Q0, V0, T0, H, QL, Z])
         H_qp, g_qp = ca.MX.eye(nv) + C, -y_free - C @ Y_LIN
         if self.has_implicit:
             H_qp, g_qp = H_qp + H_IMP, g_qp - B_LIN
         sol = qp(h=H_qp, g=g_qp, a=ca.vertcat(A, A_g), lam_a0=LAM,
                  x0=y_free, lba=ca.vertcat(-c, -c_g), uba=ca.vertcat(-c, ca.DM.inf(ng)))
         y, lam = sol["x"], sol["lam_a"]
-        out = self.finish.function(Q0, T0, H, y, -lam[:ne], -lam[ne:], A, c, A_g, c_g, y_free,
-                                   C @ (y - Y_LIN), Z)
+        P_eq, P_g = ca.vertsplit(-lam, [0, ne, ne + ng])
+        rows_eq, rows_g, impulse = self._finish_args(A, c, A_g, c_g, y, P_eq, P_g)
+        out = self.finish.function(Q0, T0, H, y, P_eq, P_g, rows_eq, rows_g, impulse, y_free,
+                                   C @ (y - Y_LIN), Z, Pi_g_local)
         fn = ca.Function(f"step_qp_{jacobian_at}",
                          [Q0, V0, T0, H, QL, LAM, P_CURV, Y_LIN, Z, H_IMP, B_LIN],
                          [y, lam, *out],
@@ -339,12 +372,15 @@ class StepProgram:
     def finish_step(self, q0, v0, t0, h, q_lin, z, sol: StepSolution, jacobian_at="start",
                     curvature=None):
         """End-of-step state and checks for a solution found outside the fused calls."""
-        A, c, A_g, c_g, y_free = self.prepare(jacobian_at)(q0, v0, t0, h, q_lin, z)
+        A, c, A_g, c_g, y_free, Pi_g_local = self.prepare(jacobian_at)(q0, v0, t0, h, q_lin, z)
         shift = np.zeros(self.nv)
         if curvature is not None and self.n_gap:
             P_curv, y_lin = curvature
             shift = self.gap_curvature(jacobian_at)(q0, h, q_lin, P_curv)[0] @ (sol.y - y_lin)
-        return self.finish(q0, t0, h, sol.y, sol.P_eq, sol.P_g, A, c, A_g, c_g, y_free, shift, z)
+        A, A_g = A.reshape(self.n_eq, self.nv), A_g.reshape(self.n_gap, self.nv)
+        rows_eq, rows_g, impulse = self._finish_args(A, c, A_g, c_g, sol.y, sol.P_eq, sol.P_g)
+        return self.finish(q0, t0, h, sol.y, sol.P_eq, sol.P_g, rows_eq, rows_g, impulse, y_free,
+                           shift, z, Pi_g_local)
 
     # ------------------------------------------------------------------ NLPs (IPOPT)
     def nlp(self, form: str, variable_h: bool, jacobian_at: str = "start"):
@@ -511,3 +547,22 @@ def _max_abs(x):
 
 def _min_or_inf(x):
     return ca.mmin(x) if x.numel() else ca.DM(np.inf)
+
+
+def _block_diagonal(L, invert=False):
+    """The block-diagonal (3x3 blocks) matrix L as scipy CSC, or its inverse block by block."""
+    from scipy import sparse
+    blocks = [L[i:i + 3, i:i + 3] for i in range(0, len(L), 3)]
+    if invert:
+        blocks = [np.linalg.inv(b) for b in blocks]
+    return sparse.block_diag(blocks, format="csc") if blocks else sparse.csc_matrix((0, 0))
+
+
+def _local(vec, element):
+    """The 12 entries of an nv-vector on the velocities of ``element``'s first two bodies
+    (zeros for the ground), as ``element_columns`` orders them."""
+    parts = []
+    for b in element.bodies[:2]:
+        parts.append(ca.SX.zeros(6) if b.is_ground else vec[6 * b.index:6 * b.index + 6])
+    parts += [ca.SX.zeros(6)] * (2 - len(parts))
+    return ca.vertcat(*parts)

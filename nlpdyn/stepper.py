@@ -257,7 +257,6 @@ class Stepper:
             ContactScheme(primary, settings.gap_iterations, settings.gap_tol, self._force_scale),
             ContactScheme(fallback, settings.gap_iterations, settings.gap_tol, self._force_scale)
             if fallback not in (None, primary) and primary != "linearised" else None)
-        self._gap_columns = _gap_columns(cs)
         self._gap_groups = _gap_groups(cs)
         self._check_limits = np.full(3, 10 * settings.check_tol)
         clearances = [r.element.min_clearance for r in cs.gap_rows
@@ -549,28 +548,13 @@ class Stepper:
         starts, owner = self._gap_groups
         impact = active & np.logical_or.reduceat(closing, starts)[owner] if len(owner) else active
         self._was_open = was_open
-        rows, cols, moving = self._gap_columns
-        jac = Pi_g[rows, cols] * moving
+        jac = Pi_g
         self.q, self.v, self.t, self.gaps, self._active = q1, v1, t1, gaps, active
         return StepInfo(t1, sol.h, sol.solver, sol.status, sol.iterations, wall,
                         float(eom[0]), float(viol[0]), float(norm_err[0]), float(min_gap[0]),
                         float(comp[0]), retries, proj_change, sol.gap_iterations, changed,
                         outcome.scheme, outcome.fallback, outcome.error, proj_energy,
                         mu, lam, gaps, jac, impact)
-
-
-def _gap_columns(cs):
-    """Index arrays (rows, cols, moving), each (n_gap, 12), that pick from an (n_gap, nv) matrix
-    the velocity columns of each gap row's element bodies (moving = 0 for the ground)."""
-    cols = np.zeros((cs.n_gap, 12), dtype=int)
-    moving = np.zeros((cs.n_gap, 12))
-    for r in cs.gap_rows:
-        for j, b in enumerate(r.element.bodies[:2]):
-            if not b.is_ground:
-                cols[r.start:r.stop, 6 * j:6 * j + 6] = np.arange(6 * b.index, 6 * b.index + 6)
-                moving[r.start:r.stop, 6 * j:6 * j + 6] = 1.0
-    rows = np.repeat(np.arange(cs.n_gap)[:, None], 12, axis=1)
-    return rows, cols, moving
 
 
 def _gap_groups(cs):

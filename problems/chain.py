@@ -1,0 +1,42 @@
+"""A chain of N links hanging from a fixed pivot, every joint a revolute about global Z (or a
+revolute clearance joint): the scaling case of the benchmarks (issue 11).
+
+Links of 1 kg and 0.1 m (slender rods of radius 5 mm), released horizontal along +X at rest,
+gravity -Y.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import nlpdyn as nd
+
+LINK = 0.1
+MASS = 1.0
+
+
+def build(n_links=8, clearance=None, radius=0.005, bore_length=0.01) -> nd.System:
+    """Bodies "link0".."link{N-1}"; joints "j0" (ground - link0) .. "j{N-1}". ``clearance``
+    (m): every joint a RevoluteClearance with that radial and axial clearance."""
+    s = nd.System(gravity=(0, -9.81, 0))
+    transverse = MASS * (3 * radius**2 + LINK**2) / 12
+    parent = s.ground
+    for k in range(n_links):
+        link = s.add_body(f"link{k}", MASS, (0.5 * MASS * radius**2, transverse, transverse),
+                          position=((k + 0.5) * LINK, 0.0, 0.0))
+        point = (k * LINK, 0.0, 0.0)
+        if clearance is None:
+            s.add_joint(nd.Revolute(parent, link, point=point, axis=(0, 0, 1), name=f"j{k}"))
+        else:
+            s.add_joint(nd.RevoluteClearance(parent, link, point=point, axis=(0, 0, 1),
+                                             radius=radius, clearance=clearance,
+                                             length=bore_length, axial_clearance=clearance,
+                                             name=f"j{k}"))
+        parent = link
+    return s
+
+
+def tip(res, n_links):
+    """Global position of the chain's free end, (n_points, 3)."""
+    k = n_links - 1
+    A = res.rotation(f"link{k}")
+    return res.position(f"link{k}") + np.einsum("nij,j->ni", A, np.array([0.5 * LINK, 0.0, 0.0]))
