@@ -24,12 +24,123 @@ from .rotations import rotation_matrices
 RESIDUAL_PARTS = ("gyroscopic", "potential", "projection", "solver")
 
 
-def build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message) -> Result:
-    """The Result of a run of ``stepper`` (``infos``: one StepInfo per accepted step)."""
-    cs = stepper.cs
-    t = np.asarray(ts)
-    q = np.asarray(qs).reshape(len(ts), cs.nq)
-    v = np.asarray(vs).reshape(len(ts), cs.nv)
+class LedgerTotals:
+    """The energy ledger's running totals, one accepted step at a time.
+
+    ``add`` takes a step's increments as the step program computes them (``StepProgram.
+    ledger_layout``: every agent's impulse times the step's mean velocity), the step's impact
+    flags per gap row and the potential energy the post-step projection changed. ``row()`` is
+    the cumulative ledger (the ``Result.energy_ledger`` columns after the energies);
+    ``element_work()`` each force element's total work (``Result.dissipated``)."""
+
+    def __init__(self, cs):
+        self.cs = cs
+        self.n_el, self.n_joint = len(cs.force_elements), len(cs.constraint_rows)
+        self.gap_owner = np.repeat(np.arange(len(cs.gap_rows)), [r.size for r in cs.gap_rows])
+        self.applied = np.zeros(self.n_el)
+        self.conservative = np.zeros(self.n_el)
+        self.joints = np.zeros(self.n_joint)
+        self.impact = np.zeros(len(cs.gap_rows))
+        self.contact = np.zeros(len(cs.gap_rows))
+        self.parts = dict.fromkeys(RESIDUAL_PARTS, 0.0)
+
+    def add(self, increments, impact, projection=0.0):
+        n, nj, ng = self.n_el, self.n_joint, self.cs.n_gap
+        self.applied += increments[:n]
+        self.conservative += increments[n:2 * n]
+        self.joints += increments[2 * n:2 * n + nj]
+        gaps = increments[2 * n + nj:2 * n + nj + ng]
+        k = len(self.impact)
+        self.impact += np.bincount(self.gap_owner, np.where(impact, gaps, 0.0), minlength=k)
+        self.contact += np.bincount(self.gap_owner, np.where(impact, 0.0, gaps), minlength=k)
+        gyroscopic, potential, solver = increments[-3:]
+        # the step's own "potential" ends at the unprojected position; the projection follows
+        for part, value in (("gyroscopic", gyroscopic), ("potential", potential),
+                            ("projection", projection), ("solver", solver)):
+            self.parts[part] += float(value)
+
+    def row(self) -> dict:
+        cs = self.cs
+        out = {f"work:{el.name}": self.applied[j] - self.conservative[j]
+               for j, el in enumerate(cs.force_elements) if not isinstance(el, Gravity)}
+        out.update({f"work:{r.name}": self.joints[j] for j, r in enumerate(cs.constraint_rows)})
+        for j, r in enumerate(cs.gap_rows):
+            out[f"impact:{r.name}"], out[f"contact:{r.name}"] = self.impact[j], self.contact[j]
+        out["residual"] = sum(self.parts.values())
+        out.update({f"residual:{p}": self.parts[p] for p in RESIDUAL_PARTS})
+        return out
+
+    def element_work(self) -> dict:
+        return {el.name: self.applied[j] for j, el in enumerate(self.cs.force_elements)}
+
+
+class Recorder:
+    """What ``simulate`` keeps of a run: the output steps (every ``every``-th accepted step and
+    the last one), each with the state it started from, the ledger's running totals there,
+    and counters over every step."""
+
+    STATS = ("iterations", "wall_time", "eom_residual", "constraint_violation", "norm_error",
+             "min_gap", "complementarity", "retries", "projection_change", "gap_iterations",
+             "contact_changed", "contact_fallback", "contact_error", "projection_energy")
+
+    def __init__(self, stepper, every=1):
+        if not (isinstance(every, (int, np.integer)) and every >= 1):
+            raise ValueError(f"output_every must be a whole number >= 1, got {every!r}")
+        self.every = int(every)
+        self.ts, self.qs, self.vs, self.zs = [stepper.t], [stepper.q], [stepper.v], [stepper.z]
+        self.gaps, self.starts, self.infos = [stepper.gaps], [], []
+        self.ledger, self.work = [stepper.ledger.row()], [stepper.ledger.element_work()]
+        self.n_steps, self.pending = 0, None
+        self.run = {"n_steps": 0, "n_retried_steps": 0, "n_contact_fallback_steps": 0,
+                    "wall_time_total": 0.0, "max_eom_residual": 0.0,
+                    "max_constraint_violation": 0.0, "max_norm_error": 0.0,
+                    "min_gap": np.inf, "max_contact_error": 0.0}
+
+    def step(self, stepper, start, info):
+        """After each accepted step; ``start`` = (t, q, v, z) the step started from."""
+        self.n_steps += 1
+        run = self.run
+        run["n_steps"] += 1
+        run["n_retried_steps"] += bool(info.retries)
+        run["n_contact_fallback_steps"] += bool(info.contact_fallback)
+        run["wall_time_total"] += info.wall_time
+        for key, value in (("max_eom_residual", info.eom_residual),
+                           ("max_constraint_violation", info.constraint_violation),
+                           ("max_norm_error", info.norm_error),
+                           ("max_contact_error", info.contact_error)):
+            run[key] = max(run[key], value)
+        run["min_gap"] = min(run["min_gap"], info.min_gap)
+        if self.n_steps % self.every == 0:
+            self._record(stepper, start, info)
+            self.pending = None
+        else:
+            self.pending = (start, info)
+
+    def finish(self, stepper):
+        """After the last step: record it if the stride skipped it."""
+        if self.pending is not None:
+            self._record(stepper, *self.pending)
+            self.pending = None
+
+    def _record(self, stepper, start, info):
+        self.ts.append(stepper.t)
+        self.qs.append(stepper.q)
+        self.vs.append(stepper.v)
+        self.zs.append(stepper.z)
+        self.gaps.append(info.gaps)
+        self.starts.append(start)
+        self.infos.append(info)
+        self.ledger.append(stepper.ledger.row())
+        self.work.append(stepper.ledger.element_work())
+
+
+def build_result(stepper, recorder: Recorder, status, message) -> Result:
+    """The Result of a run of ``stepper`` from what ``recorder`` kept."""
+    cs, rec = stepper.cs, recorder
+    t = np.asarray(rec.ts)
+    q = np.asarray(rec.qs).reshape(len(t), cs.nq)
+    v = np.asarray(rec.vs).reshape(len(t), cs.nv)
+    infos = rec.infos
     n = len(infos)
     stats = StepStats(
         solver=np.array([i.solver for i in infos], dtype="U16"),
@@ -38,48 +149,62 @@ def build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message) -> R
         **{f: np.array([getattr(i, f) for i in infos],
                        dtype=int if f in ("iterations", "retries", "gap_iterations") else
                        bool if f in ("contact_changed", "contact_fallback") else float)
-           for f in ("iterations", "wall_time", "eom_residual", "constraint_violation", "norm_error",
-                     "min_gap", "complementarity", "retries", "projection_change",
-                     "gap_iterations", "contact_changed", "contact_fallback", "contact_error",
-                     "projection_energy")})
+           for f in Recorder.STATS})
     mu = np.array([i.mu for i in infos]).reshape(n, cs.n_eq)
     lam = np.array([i.lam for i in infos]).reshape(n, cs.n_gap)
     gap_jac = np.array([i.contact_jacobian for i in infos]).reshape(n, cs.n_gap, 12)
-    impact = np.array([i.impact for i in infos], dtype=bool).reshape(n, cs.n_gap)
-    gaps = np.asarray(gap_hist).reshape(len(ts), cs.n_gap)
+    gaps = np.asarray(rec.gaps).reshape(len(t), cs.n_gap)
     h = np.array([i.h for i in infos], dtype=float)
-    z = np.asarray(zs).reshape(len(ts), cs.n_history)
-    kin = np.asarray(cs.kinetic.map(len(ts))(v.T)).ravel()
-    pot = np.asarray(cs.potential.map(len(ts))(t[None, :], q.T)).ravel()
+    kin = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
+    pot = np.asarray(cs.potential.map(len(t))(t[None, :], q.T)).ravel()
+    start_t = np.array([s[0] for s in rec.starts], dtype=float)
+    start_q = np.asarray([s[1] for s in rec.starts]).reshape(n, cs.nq)
+    start_v = np.asarray([s[2] for s in rec.starts]).reshape(n, cs.nv)
+    start_z = np.asarray([s[3] for s in rec.starts]).reshape(n, cs.n_history)
 
-    joint_local = _joint_forces(stepper.program.joint_forces, cs, q[:-1], t[:-1], mu)
+    joint_local = _joint_forces(stepper.program.joint_forces, cs, start_q, start_t, mu)
     gap_local = {r.name: np.einsum("kjc,kj->kc", gap_jac[:, r.start:r.stop], lam[:, r.start:r.stop])
                  for r in cs.gap_rows}
-    wrenches = {r.name: _wrenches_from_local(r.element, q[:-1], {**joint_local, **gap_local}[r.name],
+    local = {**joint_local, **gap_local}
+    wrenches = {r.name: _wrenches_from_local(r.element, start_q, local[r.name],
                                              r.element.reaction_point())
                 for r in [*cs.constraint_rows, *cs.gap_rows]}
     contact_points, contact_vectors = _contact_data(cs, gap_jac, q, lam)
-    force_wrenches, work, element_pot, Q, Q_V = force_element_data(cs, t, q, v, z, h)
-    wrenches.update(force_wrenches)
-    ledger = ledger_columns(cs, t, q, v, h, Q, Q_V, element_pot,
-                            joints={r.name: (r.element, h[:, None] * joint_local[r.name])
-                                    for r in cs.constraint_rows},
-                            contacts={r.name: (r.element, h[:, None] * gap_local[r.name],
-                                               _impact_share(r, gap_jac, lam, impact, v, h))
-                                      for r in cs.gap_rows},
-                            projection=stats.projection_energy)
+    wrenches.update(_force_wrenches(cs, start_t, start_q, start_v, start_z, t[1:], q[1:], v[1:]))
+    element_pot = dict(zip([el.name for el in cs.force_elements],
+                           np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T))
+                           .reshape(len(cs.force_elements), len(t))))
+    ledger = {name: np.array([row[name] for row in rec.ledger]) for name in rec.ledger[0]}
+    work = {name: np.array([row[name] for row in rec.work]) for name in rec.work[0]}
     rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.constraint_rows}
     gap_rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.gap_rows}
     info = {"step_control": stepper.step_control, "solver": stepper.solver,
             "form": stepper.settings.form, "h_min": stepper.h_min, "h_max": stepper.h_max,
             "program_builds": stepper.program.build_count, "contact": stepper.contact.name,
             "contact_fallback": stepper.settings.contact_fallback,
-            "impact_gap": stepper.settings.gap_tol}
+            "impact_gap": stepper.settings.gap_tol, "output_every": rec.every,
+            "run": dict(rec.run)}
     force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
     return Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,
                   [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
                   message, stepper.initial_projection, info, contact_points, contact_vectors,
                   force_elements, work, element_pot, ledger)
+
+
+def _force_wrenches(cs, t0, q0, v0, z0, t1, q1, v1):
+    """Per force element: its wrenches in each output step as the step evaluated them (at the
+    step's start if explicit, at its end if implicit; the start's memory z0)."""
+    n, n_el = len(t0), len(cs.force_elements)
+    if n == 0:
+        return {el.name: _wrenches_from_generalised(el, q0, np.zeros((0, cs.nv)), None)
+                for el in cs.force_elements}
+    F = cs.element_forces.map(n)
+    Q_start = np.asarray(F(t0[None, :], q0.T, v0.T, z0.T)).reshape(cs.nv, n_el, n, order="F")
+    Q_end = np.asarray(F(t1[None, :], q1.T, v1.T, z0.T)).reshape(cs.nv, n_el, n, order="F")
+    implicit = np.array([el.evaluation == "implicit" for el in cs.force_elements])[None, :, None]
+    Q = np.where(implicit, Q_end, Q_start).transpose(1, 2, 0)               # (n_el, n, nv)
+    return {el.name: _wrenches_from_generalised(el, q0, Q[j], None)
+            for j, el in enumerate(cs.force_elements)}
 
 
 def force_element_data(cs, t, q, v, z, h):

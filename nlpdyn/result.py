@@ -357,21 +357,26 @@ class Result:
     def summary(self) -> str:
         """A short human-readable account of the run."""
         s = self.stats.summary()
+        # counters over every step (the stats arrays hold the kept steps only)
+        s.update({k: v for k, v in self.info.get("run", {}).items() if k in s or k == "min_gap"})
+        kept = (f", {len(self.t) - 1} kept (output_every = {self.info['output_every']})"
+                if self.info.get("output_every", 1) > 1 else "")
         lines = [f"{'success' if self.success else 'FAILED'}: {self.message}",
-                 f"t = {self.t[0]:.6g} .. {self.t[-1]:.6g} s in {s.get('n_steps', 0)} steps"
+                 f"t = {self.t[0]:.6g} .. {self.t[-1]:.6g} s in {s.get('n_steps', 0)} steps{kept}"
                  + (f" (h {self.h.min():.3g} .. {self.h.max():.3g} s)" if len(self.h) else "")]
         if s.get("n_steps"):
             if "wall_time" in self.info:
                 lines.append(f"simulate() took {self.info['wall_time']:.3g} s (set-up "
                              f"{self.info['setup_time']:.3g} s, result assembly included)")
-            lines.append(f"inside the steps {s['wall_time_total']:.3g} s, per step median "
+            lines.append(f"inside the steps {s['wall_time_total']:.3g} s, per kept step median "
                          f"{1e3 * s['wall_time_median']:.3g} ms, p90 {1e3 * s['wall_time_p90']:.3g} ms; "
                          f"retried steps {s['n_retried_steps']}")
             lines.append(f"max EOM residual {s['max_eom_residual']:.2e}, max constraint violation "
                          f"{s['max_constraint_violation']:.2e}, max ||p|-1| {s['max_norm_error']:.2e}")
             if self.gap_rows:
                 lines.append(f"contact ({self.info.get('contact', '?')}): min gap "
-                             f"{self.gaps.min():.2e} m, {s['n_contact_fallback_steps']} steps by "
+                             f"{s.get('min_gap', self.gaps.min()):.2e} m, "
+                             f"{s['n_contact_fallback_steps']} steps by "
                              f"the fallback, mean iterations {self.stats.gap_iterations.mean():.2f}")
         if len(self.energy):
             lines.append(f"energy {self.energy[0]:.9g} -> {self.energy[-1]:.9g} J "

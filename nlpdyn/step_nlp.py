@@ -149,19 +149,60 @@ class StepProgram:
             _max_abs(L @ (y - y_free_in)) / h
         check = ca.vertcat(_max_abs(rows_eq1) / v_scale, -ca.fmin(_min_or_inf(rows_g1), 0) / v_scale,
                            _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v))
-        finish_in = ["q0", "t0", "h", "y", "P_eq", "P_g", "rows_eq", "rows_g", "impulse",
-                     "y_free", "shift", "z", "Pi_g_local"]
+        ledger = self._ledger_increments(q0, v0, t0, h, q1, v, z, P_eq, P_g,
+                                         Aybar_eq := ca.SX.sym("Aybar_eq", ne),
+                                         Aybar_g := ca.SX.sym("Aybar_g", ng))
+        finish_in = ["q0", "v0", "t0", "h", "y", "P_eq", "P_g", "rows_eq", "rows_g", "impulse",
+                     "Aybar_eq", "Aybar_g", "y_free", "shift", "z", "Pi_g_local"]
         self.finish = FastFunction(ca.Function(
-            "step_finish", [q0, t0, h, y, P_eq, P_g, rows_eq1, rows_g1, impulse, y_free_in, shift, z,
-                            Pi_g_local],
+            "step_finish", [q0, v0, t0, h, y, P_eq, P_g, rows_eq1, rows_g1, impulse, Aybar_eq,
+                            Aybar_g, y_free_in, shift, z, Pi_g_local],
             [q1, v, P_eq / h, P_g / h, _max_abs(eom), _max_abs(cs.phi(q1, t1)), _max_abs(norms),
-             _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), Pi_g_local, h * rows_g1, check],
+             _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), Pi_g_local, h * rows_g1, ledger,
+             check],
             finish_in,
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
-             "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "check"]))
+             "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "ledger", "check"]))
         self._qp = {}
         self._direct = None
         self._nlp = {}
+
+    # ------------------------------------------------------------------ energy ledger
+    def ledger_layout(self):
+        """Names of the entries of ``finish``'s "ledger" output: per force element its work
+        and its conservative part's work ("work", "conservative"), per bilateral element the
+        work of its impulses, per gap row the work of its impulse, then "gyroscopic",
+        "potential" (the conservative forces' work plus the change of the stored energy) and
+        "solver" (the work of the EOM residual)."""
+        cs = self.cs
+        return ([("work", el.name) for el in cs.force_elements] +
+                [("conservative", el.name) for el in cs.force_elements] +
+                [("joint", r.name) for r in cs.constraint_rows] +
+                [("gap", j) for j in range(cs.n_gap)] +
+                [("gyroscopic", None), ("potential", None), ("solver", None)])
+
+    def _ledger_increments(self, q0, v0, t0, h, q1, v1, z, P_eq, P_g, Aybar_eq, Aybar_g):
+        """One step's energy ledger (``ledger_layout``): every agent's impulse times the step's
+        mean velocity, which makes the kinetic energy balance exact (``nlpdyn.assembly``)."""
+        cs = self.cs
+        t1 = t0 + h
+        v_bar = 0.5 * (v0 + v1)
+        mask = [1.0 if el.evaluation == "implicit" else 0.0 for el in cs.force_elements]
+        at_end, at_start = ca.diag(ca.DM(mask)), ca.diag(ca.DM([1.0 - m for m in mask]))
+        Q = (cs.element_forces(t0, q0, v0, z) @ at_start
+             + cs.element_forces(t1, q1, v1, z) @ at_end)
+        Q_V = (cs.element_conservative_forces(t0, q0) @ at_start
+               + cs.element_conservative_forces(t1, q1) @ at_end)
+        applied = h * (Q.T @ v_bar)
+        conservative = h * (Q_V.T @ v_bar)
+        joint_sum = ca.DM(_segment_sums([(r.start, r.stop) for r in cs.constraint_rows], cs.n_eq))
+        joints = joint_sum @ (P_eq * Aybar_eq)
+        gaps = P_g * Aybar_g
+        gyroscopic = -h * ca.dot(cs.gyroscopic(v0), v_bar)
+        potential = ca.sum1(conservative) + cs.potential(t1, q1) - cs.potential(t0, q0)
+        solver = (cs.kinetic(v1) - cs.kinetic(v0) - ca.sum1(applied) - ca.sum1(joints)
+                  - ca.sum1(gaps) - gyroscopic)
+        return ca.vertcat(applied, conservative, joints, gaps, gyroscopic, potential, solver)
 
     # ------------------------------------------------------------------ kinematics
     def _qdot(self, q0, v, h):
@@ -223,9 +264,11 @@ class StepProgram:
             self._prepare[key] = FastFunction(dense(self.prepare_sparse(jacobian_at)))
         return self._prepare[key]
 
-    def _finish_args(self, A, c, A_g, c_g, y, P_eq, P_g):
-        """The finish inputs that need the rows: rows at y and the impulses A^T P (sparse)."""
-        return A @ y + c, A_g @ y + c_g, A.T @ P_eq + A_g.T @ P_g
+    def _finish_args(self, A, c, A_g, c_g, y, P_eq, P_g, v0):
+        """The finish inputs that need the rows (sparse): rows at y, the impulses A^T P, and
+        A y_bar, A_g y_bar at the step's mean scaled velocity (its energy ledger)."""
+        y_bar = 0.5 * (self._L.T @ v0 + y)
+        return (A @ y + c, A_g @ y + c_g, A.T @ P_eq + A_g.T @ P_g, A @ y_bar, A_g @ y_bar)
 
     def gap_curvature(self, jacobian_at="start"):
         """C(q0, h, q_lin, P_g): Hessian in y of -P.g(q_end(y))/h as the rows of ``jacobian_at``
@@ -287,8 +330,8 @@ class StepProgram:
                 z = z + solver.solve(Wreg, r - W @ z)
             y = y_free - A.T @ z
             P = -z
-        rows_eq, rows_g, impulse = self._finish_args(A, c, A_g, c_g, y, P, ca.MX.zeros(0))
-        out = self.finish.function(Q0, T0, H, y, P, ca.MX.zeros(0), rows_eq, rows_g, impulse,
+        out = self.finish.function(Q0, V0, T0, H, y, P, ca.MX.zeros(0),
+                                   *self._finish_args(A, c, A_g, c_g, y, P, ca.MX.zeros(0), V0),
                                    y_free, ca.MX.zeros(self.nv), Z, Pi_g_local)
         return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H, Z], [y, P, *out],
                                         ["q0", "v0", "t0", "h", "z"],
@@ -358,9 +401,9 @@ class StepProgram:
                  x0=y_free, lba=ca.vertcat(-c, -c_g), uba=ca.vertcat(-c, ca.DM.inf(ng)))
         y, lam = sol["x"], sol["lam_a"]
         P_eq, P_g = ca.vertsplit(-lam, [0, ne, ne + ng])
-        rows_eq, rows_g, impulse = self._finish_args(A, c, A_g, c_g, y, P_eq, P_g)
-        out = self.finish.function(Q0, T0, H, y, P_eq, P_g, rows_eq, rows_g, impulse, y_free,
-                                   C @ (y - Y_LIN), Z, Pi_g_local)
+        out = self.finish.function(Q0, V0, T0, H, y, P_eq, P_g,
+                                   *self._finish_args(A, c, A_g, c_g, y, P_eq, P_g, V0),
+                                   y_free, C @ (y - Y_LIN), Z, Pi_g_local)
         fn = ca.Function(f"step_qp_{jacobian_at}",
                          [Q0, V0, T0, H, QL, LAM, P_CURV, Y_LIN, Z, H_IMP, B_LIN],
                          [y, lam, *out],
@@ -378,8 +421,9 @@ class StepProgram:
             P_curv, y_lin = curvature
             shift = self.gap_curvature(jacobian_at)(q0, h, q_lin, P_curv)[0] @ (sol.y - y_lin)
         A, A_g = A.reshape(self.n_eq, self.nv), A_g.reshape(self.n_gap, self.nv)
-        rows_eq, rows_g, impulse = self._finish_args(A, c, A_g, c_g, sol.y, sol.P_eq, sol.P_g)
-        return self.finish(q0, t0, h, sol.y, sol.P_eq, sol.P_g, rows_eq, rows_g, impulse, y_free,
+        y, y_bar = sol.y, 0.5 * (self.cs.L.T @ np.asarray(v0, dtype=float) + sol.y)
+        return self.finish(q0, v0, t0, h, y, sol.P_eq, sol.P_g, A @ y + c, A_g @ y + c_g,
+                           A.T @ sol.P_eq + A_g.T @ sol.P_g, A @ y_bar, A_g @ y_bar, y_free,
                            shift, z, Pi_g_local)
 
     # ------------------------------------------------------------------ NLPs (IPOPT)
@@ -566,3 +610,11 @@ def _local(vec, element):
         parts.append(ca.SX.zeros(6) if b.is_ground else vec[6 * b.index:6 * b.index + 6])
     parts += [ca.SX.zeros(6)] * (2 - len(parts))
     return ca.vertcat(*parts)
+
+
+def _segment_sums(segments, n):
+    """(len(segments), n) sparse 0/1 matrix that sums each [start, stop) segment of a vector."""
+    from scipy import sparse
+    rows = [i for i, (a, b) in enumerate(segments) for _ in range(a, b)]
+    cols = [j for a, b in segments for j in range(a, b)]
+    return sparse.csc_matrix((np.ones(len(cols)), (rows, cols)), shape=(len(segments), n))

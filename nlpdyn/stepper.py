@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 from tqdm.auto import tqdm
 
-from .assembly import build_result
+from .assembly import LedgerTotals, Recorder, build_result
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
 from .projection import (GapProjector, normalise, position_change, project_positions,
                          project_velocities)
@@ -258,6 +258,7 @@ class Stepper:
             ContactScheme(fallback, settings.gap_iterations, settings.gap_tol, self._force_scale)
             if fallback not in (None, primary) and primary != "linearised" else None)
         self._gap_groups = _gap_groups(cs)
+        self.ledger = LedgerTotals(cs)
         self._check_limits = np.full(3, 10 * settings.check_tol)
         clearances = [r.element.min_clearance for r in cs.gap_rows
                       if hasattr(r.element, "min_clearance")]
@@ -513,7 +514,7 @@ class Stepper:
 
     def _accept(self, outcome, retries, wall) -> StepInfo:
         sol, out = outcome.sol, outcome.out
-        (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, Pi_g, _, _) = out
+        (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, Pi_g, _, ledger, _) = out
         t1 = self.t + sol.h
         proj_change = proj_energy = 0.0
         if self.settings.projection and (self.cs.n_eq or self.cs.n_gap):
@@ -548,6 +549,7 @@ class Stepper:
         starts, owner = self._gap_groups
         impact = active & np.logical_or.reduceat(closing, starts)[owner] if len(owner) else active
         self._was_open = was_open
+        self.ledger.add(ledger, impact, proj_energy)
         jac = Pi_g
         self.q, self.v, self.t, self.gaps, self._active = q1, v1, t1, gaps, active
         return StepInfo(t1, sol.h, sol.solver, sol.status, sol.iterations, wall,
@@ -570,7 +572,8 @@ def _as_dict(settings):
 
 
 def simulate(system: System, t_end: float, h, settings: StepperSettings | None = None,
-             progress: bool | None = None, t0: float = 0.0, **options) -> Result:
+             progress: bool | None = None, t0: float = 0.0, output_every: int = 1,
+             **options) -> Result:
     """Simulate ``system`` from ``t0`` to ``t_end``.
 
     Parameters
@@ -585,6 +588,11 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
         (e.g. ``step_control="nlp"``, ``form="explicit"``, ``projection=True``).
     progress : bool or None
         Show a tqdm progress bar; None shows it only on a terminal.
+    output_every : int
+        Keep every ``output_every``-th step (and the last one) in the result; the energy
+        ledger and the run's counters (``res.info["run"]``) still cover every step. The
+        per-step arrays (``h``, ``stats``, multipliers, forces) are those of the step ending
+        at each kept point.
 
     Returns
     -------
@@ -602,14 +610,14 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     tic = time.perf_counter()
     stepper = Stepper(system, h, settings, t0=t0, **options)
     setup = time.perf_counter() - tic
-    ts, qs, vs, zs, infos = [stepper.t], [stepper.q], [stepper.v], [stepper.z], []
-    gap_hist = [stepper.gaps]
+    recorder = Recorder(stepper, output_every)
     status, message = 0, "reached t_end"
     bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
                bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
     last_update = stepper.t
     try:
         while stepper.t < t_end - 1e-12 * max(1.0, abs(t_end)):
+            start = (stepper.t, stepper.q, stepper.v, stepper.z)
             try:
                 info = stepper.step(t_end)
             except StepFailure as err:
@@ -618,18 +626,14 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
             except KeyboardInterrupt:
                 status, message = -1, f"interrupted at t = {stepper.t:.9g}"
                 break
-            infos.append(info)
-            ts.append(stepper.t)
-            qs.append(stepper.q)
-            vs.append(stepper.v)
-            zs.append(stepper.z)
-            gap_hist.append(info.gaps)
+            recorder.step(stepper, start, info)
             if stepper.t - last_update >= 0.01 * (t_end - t0):
                 bar.update(stepper.t - last_update)
                 last_update = stepper.t
     finally:
         bar.update(stepper.t - last_update)
         bar.close()
-    res = build_result(stepper, ts, qs, vs, zs, infos, gap_hist, status, message)
+    recorder.finish(stepper)
+    res = build_result(stepper, recorder, status, message)
     res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic)
     return res
