@@ -25,53 +25,74 @@ RESIDUAL_PARTS = ("gyroscopic", "potential", "projection", "solver")
 
 
 class LedgerTotals:
-    """The energy ledger's running totals, one accepted step at a time.
+    """The energy ledger of a run, one accepted step at a time.
 
     ``add`` takes a step's increments as the step program computes them (``StepProgram.
     ledger_layout``: every agent's impulse times the step's mean velocity), the step's impact
-    flags per gap row and the potential energy the post-step projection changed. ``row()`` is
-    the cumulative ledger (the ``Result.energy_ledger`` columns after the energies);
-    ``element_work()`` each force element's total work (``Result.dissipated``)."""
+    flags per gap row and the potential energy the post-step projection changed; it only
+    stores them (the stepper's hot path). ``rows(steps)`` gives the cumulative ledger after
+    the given step counts (the ``Result.energy_ledger`` columns after the energies, vectorised
+    over the run), ``row()`` after the last step; ``element_work(steps)`` each force
+    element's total work (``Result.dissipated``)."""
 
     def __init__(self, cs):
         self.cs = cs
         self.n_el, self.n_joint = len(cs.force_elements), len(cs.constraint_rows)
         self.gap_owner = np.repeat(np.arange(len(cs.gap_rows)), [r.size for r in cs.gap_rows])
-        self.applied = np.zeros(self.n_el)
-        self.conservative = np.zeros(self.n_el)
-        self.joints = np.zeros(self.n_joint)
-        self.impact = np.zeros(len(cs.gap_rows))
-        self.contact = np.zeros(len(cs.gap_rows))
-        self.parts = dict.fromkeys(RESIDUAL_PARTS, 0.0)
+        self._steps = []
 
     def add(self, increments, impact, projection=0.0):
-        n, nj, ng = self.n_el, self.n_joint, self.cs.n_gap
-        self.applied += increments[:n]
-        self.conservative += increments[n:2 * n]
-        self.joints += increments[2 * n:2 * n + nj]
-        gaps = increments[2 * n + nj:2 * n + nj + ng]
-        k = len(self.impact)
-        self.impact += np.bincount(self.gap_owner, np.where(impact, gaps, 0.0), minlength=k)
-        self.contact += np.bincount(self.gap_owner, np.where(impact, 0.0, gaps), minlength=k)
-        gyroscopic, potential, solver = increments[-3:]
-        # the step's own "potential" ends at the unprojected position; the projection follows
-        for part, value in (("gyroscopic", gyroscopic), ("potential", potential),
-                            ("projection", projection), ("solver", solver)):
-            self.parts[part] += float(value)
+        self._steps.append((increments, impact, projection))
 
-    def row(self) -> dict:
-        cs = self.cs
-        out = {f"work:{el.name}": self.applied[j] - self.conservative[j]
+    def __len__(self):
+        return len(self._steps)
+
+    def _cumulative(self, steps):
+        """Per column group, cumulative sums after each of ``steps`` (0: before any step)."""
+        cs, n, nj, ng = self.cs, self.n_el, self.n_joint, self.cs.n_gap
+        k = len(self._steps)
+        inc = np.zeros((k + 1, 2 * n + nj + ng + 3))
+        impact = np.zeros((k + 1, ng), dtype=bool)
+        projection = np.zeros(k + 1)
+        if k:
+            inc[1:] = np.array([s[0] for s in self._steps])
+            impact[1:] = np.array([s[1] for s in self._steps]).reshape(k, ng)
+            projection[1:] = [s[2] for s in self._steps]
+        gaps = inc[:, 2 * n + nj:2 * n + nj + ng]
+        groups = len(cs.gap_rows)
+        to_element = np.zeros((ng, groups))
+        to_element[np.arange(ng), self.gap_owner] = 1.0
+        steps = np.asarray(steps, dtype=int)
+        total = lambda x: np.cumsum(x, axis=0)[steps]                       # noqa: E731
+        return {"applied": total(inc[:, :n]), "conservative": total(inc[:, n:2 * n]),
+                "joints": total(inc[:, 2 * n:2 * n + nj]),
+                "impact": total(np.where(impact, gaps, 0.0) @ to_element),
+                "contact": total(np.where(impact, 0.0, gaps) @ to_element),
+                "gyroscopic": total(inc[:, -3]),
+                # the step's own "potential" ends at the unprojected position; the
+                # projection follows
+                "potential": total(inc[:, -2]), "projection": total(projection),
+                "solver": total(inc[:, -1])}
+
+    def rows(self, steps) -> dict:
+        """Column name -> cumulative values after each of ``steps``."""
+        cs, c = self.cs, self._cumulative(steps)
+        out = {f"work:{el.name}": c["applied"][:, j] - c["conservative"][:, j]
                for j, el in enumerate(cs.force_elements) if not isinstance(el, Gravity)}
-        out.update({f"work:{r.name}": self.joints[j] for j, r in enumerate(cs.constraint_rows)})
+        out.update({f"work:{r.name}": c["joints"][:, j] for j, r in enumerate(cs.constraint_rows)})
         for j, r in enumerate(cs.gap_rows):
-            out[f"impact:{r.name}"], out[f"contact:{r.name}"] = self.impact[j], self.contact[j]
-        out["residual"] = sum(self.parts.values())
-        out.update({f"residual:{p}": self.parts[p] for p in RESIDUAL_PARTS})
+            out[f"impact:{r.name}"], out[f"contact:{r.name}"] = c["impact"][:, j], c["contact"][:, j]
+        out["residual"] = sum(c[p] for p in RESIDUAL_PARTS)
+        out.update({f"residual:{p}": c[p] for p in RESIDUAL_PARTS})
         return out
 
-    def element_work(self) -> dict:
-        return {el.name: self.applied[j] for j, el in enumerate(self.cs.force_elements)}
+    def row(self) -> dict:
+        """The ledger after the last step (column name -> J)."""
+        return {name: float(col[0]) for name, col in self.rows([len(self._steps)]).items()}
+
+    def element_work(self, steps) -> dict:
+        c = self._cumulative(steps)
+        return {el.name: c["applied"][:, j] for j, el in enumerate(self.cs.force_elements)}
 
 
 class Recorder:
@@ -89,7 +110,7 @@ class Recorder:
         self.every = int(every)
         self.ts, self.qs, self.vs, self.zs = [stepper.t], [stepper.q], [stepper.v], [stepper.z]
         self.gaps, self.starts, self.infos = [stepper.gaps], [], []
-        self.ledger, self.work = [stepper.ledger.row()], [stepper.ledger.element_work()]
+        self.kept_steps = [len(stepper.ledger)]     # ledger step counts at the kept points
         self.n_steps, self.pending = 0, None
         self.run = {"n_steps": 0, "n_retried_steps": 0, "n_contact_fallback_steps": 0,
                     "wall_time_total": 0.0, "max_eom_residual": 0.0,
@@ -130,8 +151,7 @@ class Recorder:
         self.gaps.append(info.gaps)
         self.starts.append(start)
         self.infos.append(info)
-        self.ledger.append(stepper.ledger.row())
-        self.work.append(stepper.ledger.element_work())
+        self.kept_steps.append(len(stepper.ledger))
 
 
 def build_result(stepper, recorder: Recorder, status, message) -> Result:
@@ -174,8 +194,8 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
     element_pot = dict(zip([el.name for el in cs.force_elements],
                            np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T))
                            .reshape(len(cs.force_elements), len(t))))
-    ledger = {name: np.array([row[name] for row in rec.ledger]) for name in rec.ledger[0]}
-    work = {name: np.array([row[name] for row in rec.work]) for name in rec.work[0]}
+    ledger = stepper.ledger.rows(rec.kept_steps)
+    work = stepper.ledger.element_work(rec.kept_steps)
     rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.constraint_rows}
     gap_rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.gap_rows}
     info = {"step_control": stepper.step_control, "solver": stepper.solver,

@@ -30,6 +30,8 @@ class FastFunction:
             if f.sparsity_out(i).nnz() != f.sparsity_out(i).numel():
                 raise ValueError(f"{f.name()}: output {self.names_out[i]} must be dense")
         self._shapes = [f.size_out(i) for i in range(f.n_out())]
+        self._matrix_in = [f.size2_in(i) > 1 for i in range(f.n_in())]
+        self._matrix_out = [c > 1 for _, c in self._shapes]
         self._buffer, self._eval = f.buffer()
         for i, a in enumerate(self._in):
             self._buffer.set_arg(i, memoryview(a))
@@ -38,15 +40,13 @@ class FastFunction:
 
     def __call__(self, *args) -> list[np.ndarray]:
         """Evaluate; returns fresh copies of the outputs (matrices reshaped column-major)."""
-        for dst, src in zip(self._in, args):
-            dst[:] = np.ravel(src, order="F") if np.ndim(src) > 1 else src
+        for dst, src, matrix in zip(self._in, args, self._matrix_in):
+            dst[:] = np.ravel(src, order="F") if matrix else src
         for a in self._out:     # a call that fails inside (a QP plugin) must not leave stale values
             a.fill(np.nan)
         self._eval()
-        out = []
-        for a, (r, c) in zip(self._out, self._shapes):
-            out.append(a.reshape((r, c), order="F").copy() if c > 1 else a.copy())
-        return out
+        return [a.reshape(shape, order="F").copy() if matrix else a.copy()
+                for a, shape, matrix in zip(self._out, self._shapes, self._matrix_out)]
 
 
 def dense(f: ca.Function) -> ca.Function:

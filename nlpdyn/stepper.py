@@ -539,16 +539,20 @@ class Stepper:
         self._dv, self._dv_h = v1 - self.v, sol.h
         if self.cs.n_history:
             self.z = np.asarray(self.cs.history_next(t1, q1, v1, self.z)).ravel()
-        active = closed_in_solve(outcome.out, self._force_scale, 10 * self.settings.gap_tol)
-        changed = bool(np.any(active != self._active))
-        # an impact: a gap of the joint closed in this step or the previous one and carries
-        # force (the closing step lands on the surface still approaching, the next removes
-        # the rest); all of that joint's contact impulses belong to it
-        was_open = self.gaps > self.settings.gap_tol
-        closing = active & (was_open | self._was_open)
-        starts, owner = self._gap_groups
-        impact = active & np.logical_or.reduceat(closing, starts)[owner] if len(owner) else active
-        self._was_open = was_open
+        if self.cs.n_gap:
+            active = closed_in_solve(outcome.out, self._force_scale, 10 * self.settings.gap_tol)
+            changed = bool(np.any(active != self._active))
+            # an impact: a gap of the joint closed in this step or the previous one and carries
+            # force (the closing step lands on the surface still approaching, the next removes
+            # the rest); all of that joint's contact impulses belong to it
+            was_open = self.gaps > self.settings.gap_tol
+            closing = active & (was_open | self._was_open)
+            starts, owner = self._gap_groups
+            impact = active & np.logical_or.reduceat(closing, starts)[owner]
+            self._was_open = was_open
+        else:
+            active = impact = self._active
+            changed = False
         self.ledger.add(ledger, impact, proj_energy)
         jac = Pi_g
         self.q, self.v, self.t, self.gaps, self._active = q1, v1, t1, gaps, active

@@ -147,3 +147,23 @@ def test_ode_results_have_a_ledger_too():
     assert ledger["work:spring"].iloc[-1] < 0 and "stored:spring" in ledger
     closure = ledger.total - ledger.total[0] - ledger[_works(ledger)].sum(axis=1) - ledger.residual
     assert np.abs(closure).max() <= 1e-12 * (1 + np.abs(ledger.kinetic).max())
+
+
+def test_output_every_keeps_fewer_points_and_the_same_ledger():
+    """output_every = 7: every 7th step and the last are kept; the ledger, the counters and
+    the kept states equal those of the full run at the same steps (the ledger is summed step
+    by step, whatever is kept)."""
+    full = nd.simulate(clearance_pendulum.build(), t_end=0.1, h=1e-3, progress=False)
+    thin = nd.simulate(clearance_pendulum.build(), t_end=0.1, h=1e-3, progress=False,
+                       output_every=7)
+    keep = np.r_[0, np.arange(7, 101, 7), 100]
+    assert np.array_equal(thin.t, full.t[keep]) and np.array_equal(thin.q, full.q[keep])
+    a, b = full.energy_ledger().iloc[keep].reset_index(drop=True), thin.energy_ledger()
+    assert list(a.columns) == list(b.columns) and np.allclose(a.to_numpy(), b.to_numpy(), rtol=0,
+                                                              atol=1e-15)
+    assert np.array_equal(thin.lam, full.lam[keep[1:] - 1])
+    assert thin.info["run"]["n_steps"] == 100 == full.stats.n_steps
+    assert thin.info["run"]["min_gap"] == full.gaps[1:].min()
+    assert "100 steps, 15 kept (output_every = 7)" in thin.summary()
+    with pytest.raises(ValueError, match="output_every"):
+        nd.simulate(clearance_pendulum.build(), t_end=0.01, h=1e-3, output_every=0, progress=False)
