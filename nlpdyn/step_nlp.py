@@ -164,8 +164,29 @@ class StepProgram:
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
              "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "ledger", "check"]))
         self._qp = {}
+        self._value_slope = None
         self._direct = None
         self._nlp = {}
+
+    # ------------------------------------------------------------------ the seed's h
+    def value_slope(self) -> FastFunction:
+        """(Z, dL/dh) of the fixed-h program at a solution (y, lam): Z = |y - y_free|^2 / 2 and
+        the partial derivative in h of its Lagrangian Z + lam^T rows(y, h) at fixed y and
+        lam, with the gaps linearised at the start of the step (the seed's rows). By the
+        envelope theorem these give the seed's objective f(h) = (h_ref/h)^2 Z*(h) - tie h and
+        its slope from one fixed-h solve (``Stepper`` bisects on the slope's sign)."""
+        if self._value_slope is None:
+            s = self._sym
+            rows_g, _ = self._gap_rows("start")
+            lam = ca.SX.sym("lam", self.n_eq + self.n_gap)
+            Z = 0.5 * ca.sumsqr(s["y"] - s["y_free"])
+            lagrangian = ca.substitute(Z + ca.dot(lam, ca.vertcat(s["rows_eq"], rows_g)),
+                                       s["q_lin"], s["q0"])
+            self._value_slope = FastFunction(ca.Function(
+                "value_slope", [s["q0"], s["v0"], s["t0"], s["h"], s["y"], lam, s["z"]],
+                [Z, ca.jacobian(lagrangian, s["h"])],
+                ["q0", "v0", "t0", "h", "y", "lam", "z"], ["Z", "dL_dh"]))
+        return self._value_slope
 
     # ------------------------------------------------------------------ energy ledger
     def ledger_layout(self):

@@ -41,6 +41,15 @@ class StepperSettings:
     """Extra options passed to the conic plugin."""
     nlp_tol: float = 1e-8
     """IPOPT ``tol``."""
+    nlp_method: str = "bisection"
+    """How the seed's scheme (``step_control="nlp"``) finds h. "bisection": the objective at the
+    inner program's optimum, f(h) = (h_max/h)^2 Z*(h) - tie h, is a function of h alone whose
+    slope each fixed-h solve gives (envelope theorem); h_max when f decreases there (one
+    solve), else bisection on the slope's sign (``nlp_bisections``). "ipopt": h as a variable
+    of the NLP solved by IPOPT (the reference it is tested against). The explicit form and
+    systems with implicit force elements always use IPOPT."""
+    nlp_bisections: int = 6
+    """Bisections of [h_min, h_max] when f increases at h_max (resolution (h_max - h_min)/2^n)."""
     nlp_mu_init: float = 1e-9
     """IPOPT ``mu_init`` for the warm-started solves (small: the previous step is a good guess)."""
     nlp_max_iter: int = 100
@@ -129,6 +138,10 @@ class StepperSettings:
         if self.contact_fallback not in (None, *SCHEMES):
             problems.append(f"contact_fallback must be None or one of {SCHEMES}, "
                             f"got {self.contact_fallback!r}")
+        if self.nlp_method not in ("bisection", "ipopt"):
+            problems.append(f"nlp_method must be 'bisection' or 'ipopt', got {self.nlp_method!r}")
+        if self.nlp_bisections < 0:
+            problems.append("nlp_bisections must be >= 0")
         if self.gap_iterations < 0 or not self.gap_tol > 0:
             problems.append("gap_iterations must be >= 0 and gap_tol > 0")
         if problems:
@@ -221,6 +234,8 @@ class Stepper:
         self.step_control = control
         self.system = system
         self.cs: CompiledSystem = system.compile()
+        self._bisect_h = (control == "nlp" and settings.nlp_method == "bisection"
+                          and settings.form == "gauss" and not self.cs.implicit_elements)
         self.program = StepProgram(self.cs, settings)
         cs = self.cs
         if settings.solver is not None:
@@ -460,6 +475,8 @@ class Stepper:
             return self.program.solve_direct(q, v, t, bounds[1], z)
         if kind == "qp":
             return self._solve_qp(bounds[1], q_lin, curvature, jacobian_at)
+        if kind == "nlp" and self._bisect_h:
+            return self._solve_by_bisection(*bounds)
         if kind == "nlp":
             key = (form, True, jacobian_at)
             sol, self._warm[key] = self.program.solve_nlp(form, q, v, t, bounds, self.h_max,
@@ -473,6 +490,40 @@ class Stepper:
                                                           self._warm.get(key), jacobian_at,
                                                           curvature)
         return sol, self.program.finish_step(q, v, t, sol.h, q_lin, z, sol, jacobian_at, curvature)
+
+    def _solve_by_bisection(self, h_lo, h_hi):
+        """The seed's program with h in [h_lo, h_hi] by fixed-h solves: f(h) = (h_max/h)^2 Z*(h)
+        - tie h (Z* the fixed-h program's optimum, gaps linearised at the start of the step)
+        and its slope from each solve; h_hi if f decreases there, h_lo if it increases there,
+        else bisection to the point where the slope changes sign (a contact onset, say)."""
+        h_ref, tie = self.h_max, self.settings.tie_break * self.cs.total_mass
+        value_slope = self.program.value_slope()
+        solves = 0
+
+        def solve(h):
+            nonlocal solves
+            solves += 1
+            sol, out = self._solve(self.solver, (h, h), None, None, "start")
+            Z, dL = value_slope(self.q, self.v, self.t, h, sol.y, -np.r_[sol.P_eq, sol.P_g], self.z)
+            slope = -2 * h_ref**2 / h**3 * float(Z[0]) + (h_ref / h)**2 * float(dL[0]) - tie / h_ref
+            return sol, out, slope if self._check(sol, out)[0] else np.inf
+
+        best = solve(h_hi)
+        if best[2] > 0 and h_lo < h_hi:
+            low = solve(h_lo)
+            if low[2] >= 0:
+                best = low
+            else:
+                lo, hi, best = h_lo, h_hi, low
+                for _ in range(self.settings.nlp_bisections):
+                    mid = solve(0.5 * (lo + hi))
+                    if mid[2] > 0:
+                        hi = 0.5 * (lo + hi)
+                    else:
+                        lo, best = 0.5 * (lo + hi), mid
+        sol, out, _ = best
+        sol.status, sol.iterations = f"h by bisection ({solves} solves)", solves
+        return sol, out
 
     def _solve_qp(self, h, q_lin, curvature, jacobian_at):
         """The fixed-h QP; with implicit force elements, Newton iterations (one QP each, forces

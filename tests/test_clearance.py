@@ -383,8 +383,9 @@ def test_seed_linearised_gaps_stop_at_the_jam_unless_projected():
     assert set(runs[True].stats.contact_scheme) == {"linearised"}
 
 
-@pytest.mark.parametrize("control", ["nlp", "adaptive"])
-def test_step_shrinks_to_end_at_contact_onset(control):
+@pytest.mark.parametrize("control, method", [("nlp", "bisection"), ("nlp", "ipopt"),
+                                             ("adaptive", None)])
+def test_step_shrinks_to_end_at_contact_onset(control, method):
     """A body centred in a spherical socket of 1 mm clearance falls from rest. Semi-implicit
     Euler falls g h^2 n (n + 1) / 2 in n steps of h; after 13 steps of h_max = 1e-3 the
     remaining gap d closes in the step h' with d = h' g (13 h_max + h') (closed form). Both
@@ -395,14 +396,15 @@ def test_step_shrinks_to_end_at_contact_onset(control):
     s.add_joint(nd.SphericalClearance(s.ground, cup, point=(0, 0, 0.1), clearance=1e-3,
                                       name="socket"))
     h_min, h_max, g = 1e-4, 1e-3, 9.81
-    res = nd.simulate(s, t_end=0.02, h=(h_min, h_max), step_control=control, progress=False)
+    res = nd.simulate(s, t_end=0.02, h=(h_min, h_max), step_control=control, progress=False,
+                      **({"nlp_method": method} if method else {}))
     assert res.success
     d = 1e-3 - g * h_max**2 * 13 * 14 / 2
     b = g * 13 * h_max
     h_onset = (-b + np.sqrt(b**2 + 4 * g * d)) / (2 * g)
     # IPOPT's interior point may stop up to ~2e-4 (relative) short of h_max (the "nlp"
     # scheme polishes only within polish_tol = 1e-4): the fall changes by < 1e-8 m
-    assert res.h[:13] == pytest.approx(h_max, rel=1e-9 if control == "adaptive" else 2e-4)
+    assert res.h[:13] == pytest.approx(h_max, rel=2e-4 if method == "ipopt" else 1e-9)
     assert res.h[13] == pytest.approx(h_onset, abs=(h_max - h_min) / 64)
     gap = res.gap("socket")[:, 0]
     assert gap[13] >= d - 1e-8 and -1e-10 <= gap[14] <= 1e-6     # closed to the gap tolerance
@@ -430,3 +432,19 @@ def test_slender_rod_in_a_spherical_clearance_keeps_its_spin():
         spin = res.angular_velocity("rod")[:, 0]
         assert np.abs(spin - spin[0]).max() <= 1e-10
         assert (res.energy - res.energy[0]).max() <= (runs["ideal"].energy - runs["ideal"].energy[0]).max()
+
+
+def test_seed_scheme_by_bisection_takes_ipopts_steps():
+    """CASES.md #3 with the seed's variable-h scheme, h in [1e-3, 2e-3]: the bisection on the
+    objective's slope and IPOPT on the NLP choose the same h at every step (the contact onset
+    within the bisection's resolution (h_max - h_min)/64), so the runs lose the same energy."""
+    from problems import clearance_pendulum
+    runs = {m: nd.simulate(clearance_pendulum.build(), t_end=0.4, h=(1e-3, 2e-3),
+                           step_control="nlp", nlp_method=m, progress=False)
+            for m in ("bisection", "ipopt")}
+    a, b = runs["bisection"], runs["ipopt"]
+    assert a.success and b.success and len(a.h) == len(b.h)
+    assert np.abs(a.h - b.h).max() <= 1e-3 / 64
+    assert (a.h < 2e-3 * (1 - 1e-9)).sum() >= 1                 # the onset was cut
+    assert a.energy[-1] == pytest.approx(b.energy[-1], abs=1e-5)
+    assert a.stats.iterations.mean() < 1.5                      # fixed-h solves per step

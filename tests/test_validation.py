@@ -460,15 +460,19 @@ def falling_cup():
     (pendulum, 1e-3, dict(solver="ipopt"), ["nlpsol"]),
     (pendulum, 1e-3, dict(form="explicit"), ["nlpsol"]),
     (pendulum, (1e-4, 1e-3), dict(step_control="adaptive"), ["direct"]),
-    (pendulum, (1e-4, 1e-3), dict(step_control="nlp", polish=False), ["nlpsol"]),
-    # "nlp" re-solves steps that end just short of h_max with the fixed-h solver ("polish"),
-    # and refines gaps with it: the variable-h NLP plus that solver, each built once
-    (pendulum, (1e-4, 1e-3), dict(step_control="nlp"), ["direct", "nlpsol"]),
+    (pendulum, (1e-4, 1e-3), dict(step_control="nlp", polish=False, nlp_method="ipopt"),
+     ["nlpsol"]),
+    # "nlp" by IPOPT re-solves steps that end just short of h_max with the fixed-h solver
+    # ("polish"), and refines gaps with it: the variable-h NLP plus that solver, each built once
+    (pendulum, (1e-4, 1e-3), dict(step_control="nlp", nlp_method="ipopt"), ["direct", "nlpsol"]),
+    # by bisection it only uses the fixed-h solver
+    (pendulum, (1e-4, 1e-3), dict(step_control="nlp"), ["direct"]),
     (falling_cup, 1e-3, {}, ["conic"]),
     (falling_cup, (1e-4, 1e-3), dict(step_control="adaptive"), ["conic"]),
-    (falling_cup, (1e-4, 1e-3), dict(step_control="nlp"), ["conic", "nlpsol"]),
+    (falling_cup, (1e-4, 1e-3), dict(step_control="nlp", nlp_method="ipopt"), ["conic", "nlpsol"]),
+    (falling_cup, (1e-4, 1e-3), dict(step_control="nlp"), ["conic"]),
 ], ids=["fixed-direct", "fixed-qp", "fixed-ipopt", "fixed-explicit", "adaptive", "nlp-unpolished",
-        "nlp", "gap-fixed", "gap-adaptive", "gap-nlp"])
+        "nlp-ipopt", "nlp", "gap-fixed", "gap-adaptive", "gap-nlp-ipopt", "gap-nlp"])
 def test_program_constructed_once_per_run(build, h, options, programs, monkeypatch):
     """Every solver the run uses is constructed exactly once (counted at CasADi's nlpsol and
     conic constructors and at the closed-form build), whatever h does: t_end = 0.0295 is not a
@@ -506,7 +510,8 @@ def test_stepper_lands_on_t_end_and_refuses_to_pass_it():
 
 @pytest.mark.parametrize("t_end, h, options", [
     (0.03 + 1e-9, 1e-3, {}),                                      # fixed h: 1e-9 s left over
-    (0.0295, (1e-4, 1e-3), dict(step_control="nlp", polish=False)),  # IPOPT stops ~1e-8 short
+    (0.0295, (1e-4, 1e-3), dict(step_control="nlp", polish=False, nlp_method="ipopt")),
+    # (IPOPT stops ~1e-8 short of h_max)
 ], ids=["fixed", "nlp-unpolished"])
 def test_short_last_step_does_not_kick_the_velocity(t_end, h, options):
     """A run whose end leaves a sliver of a step splits the last two steps instead (the rows
