@@ -164,6 +164,7 @@ class StepProgram:
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
              "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "ledger", "check"]))
         self._qp = {}
+        self.qp_solver = settings.qp_solver or ("qpoases" if nv <= 60 else "proxqp")
         self._value_slope = None
         self._direct = None
         self._nlp = {}
@@ -310,10 +311,17 @@ class StepProgram:
                 hess = B.T @ law_hess(cs.contact_coordinates(q_lin), P_in) @ B
             else:
                 hess = T_q.T @ ca.hessian(ca.dot(P_in, cs.gap(q_lin)), q_lin)[0] @ T_q
-            self._curvature[jacobian_at] = FastFunction(ca.Function(
-                f"gap_curvature_{jacobian_at}", [q0, h, q_lin, P_in], [ca.densify(-h * hess)],
-                ["q0", "h", "q_lin", "P_g"], ["C"]))
+            self._curvature[jacobian_at] = ca.Function(
+                f"gap_curvature_{jacobian_at}", [q0, h, q_lin, P_in], [-h * hess],
+                ["q0", "h", "q_lin", "P_g"], ["C"])
         return self._curvature[jacobian_at]
+
+    def gap_curvature_dense(self, jacobian_at="start") -> FastFunction:
+        """``gap_curvature`` densified, for calls from Python."""
+        key = ("dense", jacobian_at)
+        if key not in self._curvature:
+            self._curvature[key] = FastFunction(dense(self.gap_curvature(jacobian_at)))
+        return self._curvature[key]
 
     # ------------------------------------------------------------------ direct (closed form)
     def solve_direct(self, q0, v0, t0, h, z):
@@ -388,22 +396,18 @@ class StepProgram:
         args = (q0, v0, t0, h, q_lin, lam0, P_curv, y_lin, z, H_imp, b_lin)
         if jacobian_at not in self._qp:
             with silenced_stdout():     # qpOASES prints its banner when it allocates memory
-                self._qp[jacobian_at] = self._build_qp(self.settings.qp_solver, jacobian_at)
+                self._qp[jacobian_at] = self._build_qp(self.qp_solver, jacobian_at)
                 y, lam, *out = self._qp[jacobian_at](*args)
         else:
             y, lam, *out = self._qp[jacobian_at](*args)
         P_eq, P_g = -lam[:self.n_eq], -lam[self.n_eq:]
-        return (StepSolution(h, y, P_eq, P_g, self.settings.qp_solver, "solved", -1, True), out)
+        return (StepSolution(h, y, P_eq, P_g, self.qp_solver, "solved", -1, True), out)
 
     def _build_qp(self, plugin, jacobian_at):
         cs, nv, ne, ng = self.cs, self.nv, self.n_eq, self.n_gap
         opts = {"error_on_fail": False, "verbose": False}
         opts.update(_QP_OPTIONS.get(plugin, {}))
         opts.update(self.settings.qp_options or {})
-        qp = ca.conic(f"step_qp_{plugin}_{jacobian_at}", plugin,
-                      {"h": ca.Sparsity.dense(nv, nv) if ng or self.has_implicit else ca.Sparsity.diag(nv),
-                       "a": ca.Sparsity.dense(ne + ng, nv)}, opts)
-        self.build_count += 1
         Q0, V0, QL = ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", nv), ca.MX.sym("q_lin", cs.nq)
         T0, H, LAM = ca.MX.sym("t0"), ca.MX.sym("h"), ca.MX.sym("lam0", ne + ng)
         P_CURV, Y_LIN = ca.MX.sym("P_curv", ng), ca.MX.sym("y_lin", nv)
@@ -411,14 +415,21 @@ class StepProgram:
         # I + C stays positive definite: "start" C is positive semidefinite (the circle's
         # curvature is), "iterate" C's only indefinite part is the impulses times the lever
         # arms' curvature, small against the mass-scaled identity
-        C = (self.gap_curvature(jacobian_at).function(Q0, H, QL, P_CURV) if ng
-             else ca.MX.zeros(nv, nv))
+        C = (self.gap_curvature(jacobian_at)(Q0, H, QL, P_CURV) if ng
+             else ca.MX(nv, nv))
         A, c, A_g, c_g, y_free, Pi_g_local = self.prepare_sparse(jacobian_at).call(
             [Q0, V0, T0, H, QL, Z])
         H_qp, g_qp = ca.MX.eye(nv) + C, -y_free - C @ Y_LIN
         if self.has_implicit:
             H_qp, g_qp = H_qp + H_IMP, g_qp - B_LIN
-        sol = qp(h=H_qp, g=g_qp, a=ca.vertcat(A, A_g), lam_a0=LAM,
+        A_qp = ca.vertcat(A, A_g)
+        # sparse patterns (joints and contacts couple neighbouring bodies); the plugin decides
+        # whether it works dense or sparse
+        pattern_H = H_qp.sparsity() + ca.Sparsity.diag(nv)
+        qp = ca.conic(f"step_qp_{plugin}_{jacobian_at}", plugin,
+                      {"h": pattern_H, "a": A_qp.sparsity()}, opts)
+        self.build_count += 1
+        sol = qp(h=ca.project(H_qp, pattern_H), g=g_qp, a=A_qp, lam_a0=LAM,
                  x0=y_free, lba=ca.vertcat(-c, -c_g), uba=ca.vertcat(-c, ca.DM.inf(ng)))
         y, lam = sol["x"], sol["lam_a"]
         P_eq, P_g = ca.vertsplit(-lam, [0, ne, ne + ng])
@@ -440,7 +451,7 @@ class StepProgram:
         shift = np.zeros(self.nv)
         if curvature is not None and self.n_gap:
             P_curv, y_lin = curvature
-            shift = self.gap_curvature(jacobian_at)(q0, h, q_lin, P_curv)[0] @ (sol.y - y_lin)
+            shift = self.gap_curvature_dense(jacobian_at)(q0, h, q_lin, P_curv)[0] @ (sol.y - y_lin)
         A, A_g = A.reshape(self.n_eq, self.nv), A_g.reshape(self.n_gap, self.nv)
         y, y_bar = sol.y, 0.5 * (self.cs.L.T @ np.asarray(v0, dtype=float) + sol.y)
         return self.finish(q0, v0, t0, h, y, sol.P_eq, sol.P_g, A @ y + c, A_g @ y + c_g,
@@ -480,7 +491,7 @@ class StepProgram:
         rows_g, A_g = self._gap_rows(jacobian_at)
         # the contact iterations' curvature term, as in the QP (P_curv = 0: none)
         P_curv, y_lin = ca.SX.sym("P_curv", ng), ca.SX.sym("y_lin", nv)
-        C = (self.gap_curvature(jacobian_at).function(q0, s["h"], s["q_lin"], P_curv) if ng
+        C = (self.gap_curvature(jacobian_at)(q0, s["h"], s["q_lin"], P_curv) if ng
              else ca.SX.zeros(nv, nv))
         sub = lambda e: ca.substitute(e, s["h"], h_expr)  # noqa: E731
         y_free, rows_eq, rows_g = sub(s["y_free"]), sub(s["rows_eq"]), sub(rows_g)
@@ -602,7 +613,7 @@ _QP_OPTIONS = {
     "osqp": {"osqp": {"verbose": False, "eps_abs": 1e-12, "eps_rel": 1e-12, "max_iter": 100000}},
     "daqp": {},
     "highs": {"highs": {"output_flag": False}},
-    "proxqp": {},
+    "proxqp": {"proxqp": {"backend": "sparse", "eps_abs": 1e-12, "eps_rel": 0.0}},
 }
 
 

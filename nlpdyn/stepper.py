@@ -35,8 +35,11 @@ class StepperSettings:
     solver: str | None = None
     """Solver of the fixed-h program: "direct" (closed form, ideal joints only), "qp" (the
     CasADi conic plugin ``qp_solver``) or "ipopt". None: "direct" without gaps, else "qp"."""
-    qp_solver: str = "qpoases"
-    """CasADi conic plugin used when ``solver == "qp"`` (qpoases, qrqp, daqp, osqp, ...)."""
+    qp_solver: str | None = None
+    """CasADi conic plugin used when ``solver == "qp"`` (qpoases, proxqp, osqp, qrqp, daqp,
+    ...). None: qpoases (dense, fastest for small systems) up to 60 velocity unknowns (10
+    bodies), proxqp with its sparse backend above (cost linear in the bodies;
+    ``benchmarks/scaling.py``)."""
     qp_options: dict | None = None
     """Extra options passed to the conic plugin."""
     nlp_tol: float = 1e-8

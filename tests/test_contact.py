@@ -121,3 +121,16 @@ def test_bad_contact_coordinates_name_the_element():
     with pytest.raises(nd.ModelError) as err:
         _ball_system(lambda g, b: Vector(g, b, (0, 0, 0), 1e-4, name="cup")).compile()
     assert "socket 'cup': a flat gap needs one contact coordinate, got 3" in str(err.value)
+
+
+def test_large_systems_take_the_sparse_qp_and_the_same_steps():
+    """A chain of 12 links on clearance joints (72 velocity unknowns) is solved by proxqp's
+    sparse backend by default; its steps equal dense qpOASES's to the QP tolerance."""
+    from problems import chain
+    sparse = nd.simulate(chain.build(12, clearance=1e-4), t_end=0.05, h=1e-3, progress=False)
+    dense = nd.simulate(chain.build(12, clearance=1e-4), t_end=0.05, h=1e-3, progress=False,
+                        qp_solver="qpoases")
+    assert set(sparse.stats.solver) == {"proxqp"} and set(dense.stats.solver) == {"qpoases"}
+    assert sparse.success and not sparse.stats.contact_fallback.any()
+    assert np.abs(sparse.q - dense.q).max() <= 1e-9
+    assert sparse.gaps.min() >= -1e-9
