@@ -17,9 +17,13 @@ import nlpdyn as nd
 T_END = 20.0
 
 
-def build(n=40, length=1.0, mass=1.0, speed=1.0, radius=0.01) -> nd.System:
+def build(n=40, length=1.0, mass=1.0, speed=1.0, radius=0.01, redundant=True) -> nd.System:
     """Bodies "crank0".."crank{N}" and "coupler0".."coupler{N-1}"; joints "pivot{i}",
-    "left{i}" (crank i - coupler i), "right{i}" (crank i+1 - coupler i)."""
+    "left{i}" (crank i - coupler i), "right{i}" (crank i+1 - coupler i).
+
+    ``redundant=False``: each "right{i}" only makes the two points coincide in the XY plane
+    (2 rows instead of a revolute's 5), which removes the 3N redundant rows; the motion is
+    the same."""
     s = nd.System(gravity=(0, -9.81, 0))
     w = -speed / length
     rod = (0.5 * mass * radius**2, mass * length**2 / 12, mass * length**2 / 12)  # axis first
@@ -36,8 +40,15 @@ def build(n=40, length=1.0, mass=1.0, speed=1.0, radius=0.01) -> nd.System:
                              velocity=(speed, 0.0, 0.0))
         s.add_joint(nd.Revolute(cranks[i], coupler, point=(i * length, length, 0), axis=(0, 0, 1),
                                 name=f"left{i}"))
-        s.add_joint(nd.Revolute(cranks[i + 1], coupler, point=((i + 1) * length, length, 0),
-                                axis=(0, 0, 1), name=f"right{i}"))
+        point = ((i + 1) * length, length, 0)
+        if redundant:
+            s.add_joint(nd.Revolute(cranks[i + 1], coupler, point=point, axis=(0, 0, 1),
+                                    name=f"right{i}"))
+        else:
+            s.add_joint(nd.Programmed(
+                [cranks[i + 1], coupler],
+                lambda t, a, b, p=point: (b.point(p) - a.point(p))[:2], name=f"right{i}",
+                point=point))
     return s
 
 
