@@ -44,8 +44,8 @@ runs = {law: tp.run(law, t_end=T_END, h=H) for law in tp.LAWS}
 out = {law: tp.outputs(res) for law, res in runs.items()}
 for law, res in runs.items():
     s = res.stats.summary()
-    print(f"{law}: {tp.EVALUATION[law]} stops, {s['n_steps']} steps in "
-          f"{s['wall_time_total']:.1f} s, energy lost {res.energy[0] - res.energy[-1]:.4f} J")
+    print(f"{law}: {tp.EVALUATION[law]} stops, {s['n_steps']} steps, simulate() "
+          f"{res.info['wall_time']:.1f} s, energy lost {res.energy[0] - res.energy[-1]:.4f} J")
 
 
 # %%

@@ -254,7 +254,7 @@ def summary_table(results, references=None) -> str:
                      f"{res.energy[-1] - res.energy[0]:8.4f} "
                      f"{np.count_nonzero(res.stats.retries):7d} "
                      f"{np.count_nonzero(res.stats.contact_fallback):6d} {len(res.h):6d} "
-                     f"{res.stats.wall_time.sum():8.1f}  "
+                     f"{res.info.get('wall_time', float('nan')):8.1f}  "
                      f"{'ok' if res.success else res.message[:60]}")
     return "\n".join(lines)
 
