@@ -281,10 +281,7 @@ class StepProgram:
 
     def prepare(self, jacobian_at="start") -> FastFunction:
         """``prepare_sparse`` densified, for calls from Python (the IPOPT path, guesses)."""
-        key = ("dense", jacobian_at)
-        if key not in self._prepare:
-            self._prepare[key] = FastFunction(dense(self.prepare_sparse(jacobian_at)))
-        return self._prepare[key]
+        return _dense_cached(self._prepare, jacobian_at, self.prepare_sparse)
 
     def _finish_args(self, A, c, A_g, c_g, y, P_eq, P_g, v0):
         """The finish inputs that need the rows (sparse): rows at y, the impulses A^T P, and
@@ -318,10 +315,7 @@ class StepProgram:
 
     def gap_curvature_dense(self, jacobian_at="start") -> FastFunction:
         """``gap_curvature`` densified, for calls from Python."""
-        key = ("dense", jacobian_at)
-        if key not in self._curvature:
-            self._curvature[key] = FastFunction(dense(self.gap_curvature(jacobian_at)))
-        return self._curvature[key]
+        return _dense_cached(self._curvature, jacobian_at, self.gap_curvature)
 
     # ------------------------------------------------------------------ direct (closed form)
     def solve_direct(self, q0, v0, t0, h, z):
@@ -650,3 +644,11 @@ def _segment_sums(segments, n):
     rows = [i for i, (a, b) in enumerate(segments) for _ in range(a, b)]
     cols = [j for a, b in segments for j in range(a, b)]
     return sparse.csc_matrix((np.ones(len(cols)), (rows, cols)), shape=(len(segments), n))
+
+
+def _dense_cached(cache, jacobian_at, sparse):
+    """The densified FastFunction of ``sparse(jacobian_at)``, built once into ``cache``."""
+    key = ("dense", jacobian_at)
+    if key not in cache:
+        cache[key] = FastFunction(dense(sparse(jacobian_at)))
+    return cache[key]
