@@ -203,6 +203,7 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
             "program_builds": stepper.program.build_count, "contact": stepper.contact.name,
             "contact_fallback": stepper.settings.contact_fallback,
             "impact_gap": stepper.settings.gap_tol, "output_every": rec.every,
+            "redundant_rows": [list(r) for r in stepper.redundant_rows],
             "run": dict(rec.run)}
     force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
     return Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,

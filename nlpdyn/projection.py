@@ -137,3 +137,39 @@ class GapProjector:
             dx = self.Linv_T @ np.asarray(sol["x"]).ravel()
             q = apply_increment(q, dx, cs.n_bodies)
         return q, max_iter, viol, False
+
+
+def independent_rows(cs, q, t, tol=1e-9, samples=2, seed=0):
+    """Indices of a largest set of linearly independent constraint rows near q (on the
+    manifold), by QR with column pivoting of Pi^T.
+
+    A row dependent on the others at q may be so only at q (a singular configuration) or
+    everywhere (an overconstrained loop); the rank is therefore also taken at ``samples``
+    configurations reached by small random moves along the mechanism's free directions and
+    projected back onto the constraints, and the row set of the largest rank is returned.
+    ``tol``: relative size of the pivots counted as zero."""
+    from scipy.linalg import qr
+    rng = np.random.default_rng(seed)
+
+    def rank_and_rows(q):
+        Pi = np.asarray(cs.velocity_jacobian(q, t)).reshape(cs.n_eq, cs.nv)
+        _, R, perm = qr(Pi.T, mode="economic", pivoting=True)
+        pivots = np.abs(np.diag(R))
+        rank = int(np.count_nonzero(pivots > tol * max(pivots.max(initial=0.0), 1e-300)))
+        return rank, np.sort(perm[:rank]), Pi
+
+    best_rank, best_rows, Pi = rank_and_rows(q)
+    if best_rank == cs.n_eq:
+        return best_rows
+    for _ in range(samples):
+        _, _, Vt = np.linalg.svd(Pi)
+        free = Vt[best_rank:].T                        # directions the rows do not fix
+        move = free @ rng.normal(size=free.shape[1])
+        moved = apply_increment(q, 1e-3 * move / max(np.abs(move).max(), 1e-300), cs.n_bodies)
+        moved, _, _, ok = project_positions(cs, moved, t)
+        if not ok:
+            continue
+        rank, rows, _ = rank_and_rows(moved)
+        if rank > best_rank:
+            best_rank, best_rows = rank, rows
+    return best_rows

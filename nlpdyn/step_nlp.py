@@ -159,10 +159,11 @@ class StepProgram:
                             Aybar_g, y_free_in, shift, z, Pi_g_local],
             [q1, v, P_eq / h, P_g / h, _max_abs(eom), _max_abs(cs.phi(q1, t1)), _max_abs(norms),
              _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), Pi_g_local, h * rows_g1, ledger,
-             check],
+             ca.fabs(cs.phi(q1, t1)), check],
             finish_in,
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
-             "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "ledger", "check"]))
+             "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "ledger", "phi", "check"]))
+        self._select = None          # sparse selection of independent joint rows (None: all)
         self._qp = {}
         self.qp_solver = settings.qp_solver or ("qpoases" if nv <= 60 else "proxqp")
         self._value_slope = None
@@ -283,11 +284,34 @@ class StepProgram:
         """``prepare_sparse`` densified, for calls from Python (the IPOPT path, guesses)."""
         return _dense_cached(self._prepare, jacobian_at, self.prepare_sparse)
 
+    def set_independent_rows(self, rows):
+        """Solve only the joint rows ``rows`` (indices; the others depend on them: an
+        overconstrained loop). The dropped rows get zero multipliers. Call before the first
+        solve."""
+        from scipy import sparse
+        rows = np.asarray(rows, dtype=int)
+        if len(rows) == self.n_eq:
+            self._select = None
+            return
+        self._select = ca.DM(sparse.csc_matrix((np.ones(len(rows)), (np.arange(len(rows)), rows)),
+                                               shape=(len(rows), self.n_eq)))
+        self.n_keep = len(rows)
+
+    def _kept(self, A, c):
+        """The independent joint rows A y + c (all without a selection)."""
+        return (A, c) if self._select is None else (self._select @ A, self._select @ c)
+
+    def _full(self, x):
+        """A vector on the kept rows scattered to all joint rows (zeros elsewhere)."""
+        return x if self._select is None else ca.densify(self._select.T @ x)
+
     def _finish_args(self, A, c, A_g, c_g, y, P_eq, P_g, v0):
-        """The finish inputs that need the rows (sparse): rows at y, the impulses A^T P, and
-        A y_bar, A_g y_bar at the step's mean scaled velocity (its energy ledger)."""
+        """The finish inputs that need the rows (sparse; A, c, P_eq on the kept joint rows):
+        rows at y, the impulses A^T P, and A y_bar, A_g y_bar at the step's mean scaled
+        velocity (its energy ledger), joint rows scattered back to all rows."""
         y_bar = 0.5 * (self._L.T @ v0 + y)
-        return (A @ y + c, A_g @ y + c_g, A.T @ P_eq + A_g.T @ P_g, A @ y_bar, A_g @ y_bar)
+        return (self._full(A @ y + c), A_g @ y + c_g, A.T @ P_eq + A_g.T @ P_g,
+                self._full(A @ y_bar), A_g @ y_bar)
 
     def gap_curvature(self, jacobian_at="start"):
         """C(q0, h, q_lin, P_g): Hessian in y of -P.g(q_end(y))/h as the rows of ``jacobian_at``
@@ -337,26 +361,28 @@ class StepProgram:
                          ca.MX.sym("h"))
         Z = ca.MX.sym("z", cs.n_history)
         A, c, A_g, c_g, y_free, Pi_g_local = self.prepare_sparse().call([Q0, V0, T0, H, Q0, Z])
-        y, P = y_free, ca.MX.zeros(self.n_eq)
-        if self.n_eq:
+        A, c = self._kept(A, c)
+        n_rows = A.size1()
+        y, P = y_free, ca.MX.zeros(n_rows)
+        if n_rows:
             # W = A A^T is sparse (joints couple neighbouring bodies); its pattern is analysed
             # once here, by the sparse LDL^T; the Tikhonov shift makes redundant rows solvable
             W = ca.mtimes(A, A.T)
-            eye = ca.MX(ca.DM.eye(self.n_eq))
+            eye = ca.MX(ca.DM.eye(n_rows))
             pattern = W.sparsity() + eye.sparsity()
             delta = self.settings.regularization * ca.mmax(ca.diag(W))
             solver = ca.Linsol("direct_ls", "ldl", pattern)
             Wreg = ca.project(W + delta * eye, pattern)
             r = A @ y_free + c
-            z = ca.MX.zeros(self.n_eq)
+            z = ca.MX.zeros(n_rows)
             for _ in range(self.settings.refinement_steps):
                 z = z + solver.solve(Wreg, r - W @ z)
             y = y_free - A.T @ z
             P = -z
-        out = self.finish.function(Q0, V0, T0, H, y, P, ca.MX.zeros(0),
+        out = self.finish.function(Q0, V0, T0, H, y, self._full(P), ca.MX.zeros(0),
                                    *self._finish_args(A, c, A_g, c_g, y, P, ca.MX.zeros(0), V0),
                                    y_free, ca.MX.zeros(self.nv), Z, Pi_g_local)
-        return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H, Z], [y, P, *out],
+        return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H, Z], [y, self._full(P), *out],
                                         ["q0", "v0", "t0", "h", "z"],
                                         ["y", "P_eq", *self.finish.names_out]))
 
@@ -413,6 +439,8 @@ class StepProgram:
              else ca.MX(nv, nv))
         A, c, A_g, c_g, y_free, Pi_g_local = self.prepare_sparse(jacobian_at).call(
             [Q0, V0, T0, H, QL, Z])
+        A, c = self._kept(A, c)
+        nk = A.size1()
         H_qp, g_qp = ca.MX.eye(nv) + C, -y_free - C @ Y_LIN
         if self.has_implicit:
             H_qp, g_qp = H_qp + H_IMP, g_qp - B_LIN
@@ -423,16 +451,18 @@ class StepProgram:
         qp = ca.conic(f"step_qp_{plugin}_{jacobian_at}", plugin,
                       {"h": pattern_H, "a": A_qp.sparsity()}, opts)
         self.build_count += 1
-        sol = qp(h=ca.project(H_qp, pattern_H), g=g_qp, a=A_qp, lam_a0=LAM,
+        lam_eq0, lam_g0 = ca.vertsplit(LAM, [0, ne, ne + ng])
+        sol = qp(h=ca.project(H_qp, pattern_H), g=g_qp, a=A_qp,
+                 lam_a0=ca.vertcat(self._kept(lam_eq0, lam_eq0)[0], lam_g0),
                  x0=y_free, lba=ca.vertcat(-c, -c_g), uba=ca.vertcat(-c, ca.DM.inf(ng)))
         y, lam = sol["x"], sol["lam_a"]
-        P_eq, P_g = ca.vertsplit(-lam, [0, ne, ne + ng])
-        out = self.finish.function(Q0, V0, T0, H, y, P_eq, P_g,
+        P_eq, P_g = ca.vertsplit(-lam, [0, nk, nk + ng])
+        out = self.finish.function(Q0, V0, T0, H, y, self._full(P_eq), P_g,
                                    *self._finish_args(A, c, A_g, c_g, y, P_eq, P_g, V0),
                                    y_free, C @ (y - Y_LIN), Z, Pi_g_local)
         fn = ca.Function(f"step_qp_{jacobian_at}",
                          [Q0, V0, T0, H, QL, LAM, P_CURV, Y_LIN, Z, H_IMP, B_LIN],
-                         [y, lam, *out],
+                         [y, ca.vertcat(-self._full(P_eq), -P_g), *out],
                          ["q0", "v0", "t0", "h", "q_lin", "lam0", "P_curv", "y_lin", "z", "H_imp",
                           "b_lin"],
                          ["y", "lam_a", *self.finish.names_out])
@@ -447,10 +477,12 @@ class StepProgram:
             P_curv, y_lin = curvature
             shift = self.gap_curvature_dense(jacobian_at)(q0, h, q_lin, P_curv)[0] @ (sol.y - y_lin)
         A, A_g = A.reshape(self.n_eq, self.nv), A_g.reshape(self.n_gap, self.nv)
+        kept = (np.ones(self.n_eq) if self._select is None
+                else np.asarray(ca.DM(self._select.T) @ ca.DM.ones(self._select.size1())).ravel())
         y, y_bar = sol.y, 0.5 * (self.cs.L.T @ np.asarray(v0, dtype=float) + sol.y)
-        return self.finish(q0, v0, t0, h, y, sol.P_eq, sol.P_g, A @ y + c, A_g @ y + c_g,
-                           A.T @ sol.P_eq + A_g.T @ sol.P_g, A @ y_bar, A_g @ y_bar, y_free,
-                           shift, z, Pi_g_local)
+        return self.finish(q0, v0, t0, h, y, sol.P_eq, sol.P_g, kept * (A @ y + c), A_g @ y + c_g,
+                           A.T @ sol.P_eq + A_g.T @ sol.P_g, kept * (A @ y_bar), A_g @ y_bar,
+                           y_free, shift, z, Pi_g_local)
 
     # ------------------------------------------------------------------ NLPs (IPOPT)
     def nlp(self, form: str, variable_h: bool, jacobian_at: str = "start"):
@@ -489,6 +521,8 @@ class StepProgram:
              else ca.SX.zeros(nv, nv))
         sub = lambda e: ca.substitute(e, s["h"], h_expr)  # noqa: E731
         y_free, rows_eq, rows_g = sub(s["y_free"]), sub(s["rows_eq"]), sub(rows_g)
+        rows_eq, A_eq = self._kept(rows_eq, s["A_eq"])[0], self._kept(s["A_eq"], s["A_eq"])[0]
+        ne = rows_eq.size1()
         b_imp, C, A_g = sub(s["b_imp"]), sub(C), sub(A_g)
         f = 0.5 * weight * ca.sumsqr(y - y_free) + 0.5 * ca.bilin(C, y - y_lin) - tie
         if form == "gauss":
@@ -500,7 +534,7 @@ class StepProgram:
         elif form == "explicit":
             P_eq, P_g = ca.SX.sym("P_eq", ne), ca.SX.sym("P_g", ng)
             x = ca.vertcat(y, P_eq, P_g, sigma)
-            eom = y - y_free - b_imp + C @ (y - y_lin) - s["A_eq"].T @ P_eq - A_g.T @ P_g
+            eom = y - y_free - b_imp + C @ (y - y_lin) - A_eq.T @ P_eq - A_g.T @ P_g
             comp = P_g * rows_g
             g = ca.vertcat(eom, rows_eq, rows_g, comp)
             eps = self.settings.complementarity_eps
@@ -532,7 +566,8 @@ class StepProgram:
             opts["ipopt"][k] = val
         name = f"step_{form}{'_h' if variable_h else ''}_{jacobian_at}"
         solver = ca.nlpsol(name, "ipopt", {"x": x, "p": p, "f": f, "g": g}, opts)
-        return _NLP(solver, nv, n_pe, n_pg, ne, ng, variable_h, form, lbg, ubg)
+        return _NLP(solver, nv, n_pe, n_pg, ne, ng, variable_h, form, lbg, ubg,
+                    None if self._select is None else np.asarray(ca.DM(self._select.T)))
 
     def solve_nlp(self, form, q0, v0, t0, h_bounds, h_ref, variable_h, q_lin, z,
                   warm=None, jacobian_at="start", curvature=None) -> tuple[StepSolution, dict]:
@@ -550,9 +585,10 @@ class StepProgram:
 class _NLP:
     """One IPOPT program and the bookkeeping to map its x and multipliers to a step."""
 
-    def __init__(self, solver, nv, n_pe, n_pg, ne, ng, variable_h, form, lbg, ubg):
+    def __init__(self, solver, nv, n_pe, n_pg, ne, ng, variable_h, form, lbg, ubg, scatter=None):
         self.solver, self.nv, self.n_pe, self.n_pg = solver, nv, n_pe, n_pg
         self.ne, self.ng, self.variable_h, self.form = ne, ng, variable_h, form
+        self.scatter = scatter      # kept joint rows -> all rows (None: all rows kept)
         self.lbg, self.ubg = lbg, ubg
         self.nx = nv + n_pe + n_pg + (1 if variable_h else 0)
 
@@ -594,6 +630,8 @@ class _NLP:
         else:
             P_eq = x[self.nv:self.nv + self.n_pe]
             P_g = x[self.nv + self.n_pe:self.nv + self.n_pe + self.n_pg]
+        if self.scatter is not None:
+            P_eq = self.scatter @ P_eq
         warm_next = {"x": x, "lam_g": lam_g, "lam_x": np.asarray(sol["lam_x"]).ravel()}
         name = "ipopt" if self.form == "gauss" else "ipopt-explicit"
         return (StepSolution(h, y, P_eq, P_g, name, st.get("return_status", "?"),

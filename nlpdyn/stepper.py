@@ -10,8 +10,8 @@ from tqdm.auto import tqdm
 
 from .assembly import LedgerTotals, Recorder, build_result
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
-from .projection import (GapProjector, normalise, position_change, project_positions,
-                         project_velocities)
+from .projection import (GapProjector, independent_rows, normalise, position_change,
+                         project_positions, project_velocities)
 from .result import Result
 from .step_nlp import _QP_OPTIONS, StepProgram, StepSolution
 from .system import CompiledSystem, ModelError, System
@@ -260,6 +260,16 @@ class Stepper:
         q, v = cs.initial_state()
         self.q, self.v, self.initial_projection = self._consistent_start(normalise(q, cs.n_bodies), v)
         self.z = cs.initial_history()
+        # structurally redundant joint rows (an overconstrained loop): solved without them
+        self.redundant_rows = []
+        self._dropped = self._kept = np.zeros(0, dtype=int)
+        if cs.n_eq:
+            keep = independent_rows(cs, self.q, self.t)
+            self.program.set_independent_rows(keep)
+            dropped = sorted(set(range(cs.n_eq)) - set(keep.tolist()))
+            self._dropped, self._kept = np.array(dropped, dtype=int), np.asarray(keep)
+            self.redundant_rows = [(r.name, i - r.start) for i in dropped
+                                   for r in cs.constraint_rows if r.start <= i < r.stop]
         self._warm = {}
         self._lam_qp = None
         self._dv, self._dv_h = None, None
@@ -557,6 +567,16 @@ class Stepper:
         if not sol.success:
             return False, f"solver status {sol.status!r}"
         check = out[-1]
+        if len(self._dropped):
+            # rows dropped as redundant must still hold: contradictory constraints (two
+            # drivers that disagree) show here
+            phi = out[-2]
+            dropped = phi[self._dropped].max()
+            if not dropped <= 100 * phi[self._kept].max(initial=0.0) + 1e-6:
+                worst = self.redundant_rows[int(np.argmax(phi[self._dropped]))]
+                return False, (f"joint rows solved as redundant are violated by {dropped:.3e} "
+                               f"(worst: {worst[0]} row {worst[1]}): the constraints contradict "
+                               "each other")
         if (check[:3] < self._check_limits).all() and check[3] < 1e-2 and np.isfinite(check[4]):
             return True, ""
         labels = ("linearised joint rows violated (relative)", "linearised gap rows violated "
@@ -568,7 +588,7 @@ class Stepper:
 
     def _accept(self, outcome, retries, wall) -> StepInfo:
         sol, out = outcome.sol, outcome.out
-        (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, Pi_g, _, ledger, _) = out
+        (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, Pi_g, _, ledger, _, _) = out
         t1 = self.t + sol.h
         proj_change = proj_energy = 0.0
         if self.settings.projection and (self.cs.n_eq or self.cs.n_gap):

@@ -416,17 +416,51 @@ def test_solver_failure_returns_the_partial_trajectory():
 
 
 def test_failure_at_the_first_step_returns_a_result():
-    """A welded body with a redundant ball joint on top, stepped by IPOPT: 9 equality rows
-    for 6 unknowns, IPOPT refuses every attempt ('Not_Enough_Degrees_Of_Freedom'), so the
-    first step fails; simulate must still return the one-point trajectory."""
+    """A load that is NaN from the start (sqrt of a negative number): every attempt at the
+    first step fails the physical check, so the run stops at t = 0; simulate must still
+    return the one-point trajectory."""
+    s = nd.System(gravity=(0, 0, -9.81))
+    b = s.add_body("b", mass=1.0, inertia=(1, 1, 1))
+    s.add_joint(nd.Spherical(s.ground, b, point=(0.1, 0, 0), name="ball"))
+    s.add_force(nd.PointForce(b, force=lambda t, state: ca.vertcat(0, 0, ca.sqrt(-1 - t)),
+                              name="bad"))
+    res = nd.simulate(s, t_end=0.01, h=1e-3, progress=False, max_retries=0)
+    assert res.success is False and res.status == -1 and "t = 0" in res.message
+    assert len(res.t) == 1 and res.q.shape == (1, 7) and res.h.shape == (0,)
+    assert res.reaction_force("ball").shape == (0, 3)
+
+
+def test_contradicting_drivers_are_named():
+    """Drivers that agree at t = 0 (so one of them is solved as redundant) and contradict
+    from t = 0.5 ms on: the step that would break the dropped one fails, and the message
+    says the constraints contradict each other and names the driver."""
+    res = nd.simulate(contradictory_drivers(0.0005), t_end=0.01, h=1e-3, progress=False,
+                      max_retries=0)
+    assert res.success is False and "contradict" in res.message and "drive" in res.message
+
+
+def test_redundant_rows_are_solved_without_them_by_every_solver():
+    """A welded body with a redundant ball joint on top: 9 rows for 6 unknowns, 3 of them
+    redundant. The stepper finds them once (rank-revealing QR of the rows' Jacobian), solves
+    without them and reports them; IPOPT, which refuses redundant equality sets, then steps
+    it too, and the body stays put."""
     s = nd.System(gravity=(0, 0, -9.81))
     b = s.add_body("b", mass=1.0, inertia=(1, 1, 1))
     s.add_joint(nd.Fixed(s.ground, b, point=(0, 0, 0), name="weld"))
     s.add_joint(nd.Spherical(s.ground, b, point=(0.1, 0, 0), name="ball"))
-    res = nd.simulate(s, t_end=0.01, h=1e-3, progress=False, solver="ipopt", max_retries=0)
-    assert res.success is False and res.status == -1 and "t = 0" in res.message
-    assert len(res.t) == 1 and res.q.shape == (1, 7) and res.h.shape == (0,)
-    assert res.reaction_force("weld").shape == (0, 3)
+    for options in ({}, dict(solver="ipopt")):
+        res = nd.simulate(s if not options else _rebuild_welded(), t_end=0.01, h=1e-3,
+                          progress=False, **options)
+        assert res.success and len(res.info["redundant_rows"]) == 3
+        assert np.abs(res.q[-1] - res.q[0]).max() <= 1e-9
+
+
+def _rebuild_welded():
+    s = nd.System(gravity=(0, 0, -9.81))
+    b = s.add_body("b", mass=1.0, inertia=(1, 1, 1))
+    s.add_joint(nd.Fixed(s.ground, b, point=(0, 0, 0), name="weld"))
+    s.add_joint(nd.Spherical(s.ground, b, point=(0.1, 0, 0), name="ball"))
+    return s
 
 
 def test_stepper_raises_step_failure_where_simulate_stops():
