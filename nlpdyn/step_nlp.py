@@ -78,7 +78,9 @@ class StepProgram:
         # M = L L^T is block diagonal (3x3 blocks): L, L^-1 as sparse matrices
         L_sp = _block_diagonal(cs.L)
         Linv_sp = _block_diagonal(cs.L, invert=True)             # L^T M^-1 = L^-1
-        self.Linv_T = Linv_sp.T.tocsr()                         # numpy side: v = Linv_T @ y
+        # numpy side, v = Linv_T @ y: dense below 300 unknowns (scipy's sparse product costs
+        # ~10 us a call, more than a small dense one)
+        self.Linv_T = Linv_sp.T.toarray() if nv <= 300 else Linv_sp.T.tocsr()
         L, Linv, Linv_T = ca.DM(L_sp), ca.DM(Linv_sp), ca.DM(Linv_sp.T.tocsc())
         self._L, self._Linv_T = L, Linv_T
         v = Linv_T @ y

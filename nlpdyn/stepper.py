@@ -517,7 +517,8 @@ class Stepper:
             nonlocal solves
             solves += 1
             sol, out = self._solve(self.solver, (h, h), None, None, "start")
-            Z, dL = value_slope(self.q, self.v, self.t, h, sol.y, -np.r_[sol.P_eq, sol.P_g], self.z)
+            Z, dL = value_slope(self.q, self.v, self.t, h, sol.y,
+                                -np.concatenate((sol.P_eq, sol.P_g)), self.z)
             slope = -2 * h_ref**2 / h**3 * float(Z[0]) + (h_ref / h)**2 * float(dL[0]) - tie / h_ref
             return sol, out, slope if self._check(sol, out)[0] else np.inf
 
@@ -551,7 +552,7 @@ class Stepper:
             if not np.isfinite(out[-1][2]) or out[-1][2] <= st.implicit_tol:
                 break
             sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z,
-                                             -np.r_[sol.P_eq, sol.P_g], curvature, sol.y,
+                                             -np.concatenate((sol.P_eq, sol.P_g)), curvature, sol.y,
                                              jacobian_at)
         sol.iterations = it + 1 if st.implicit_iterations else 1
         return sol, out
@@ -608,7 +609,7 @@ class Stepper:
             gaps = np.asarray(self.cs.gap(q1)).ravel()
             min_gap = np.array([gaps.min() if gaps.size else np.inf])
         if sol.solver not in ("direct",) and self.cs.n_gap + self.cs.n_eq:
-            self._lam_qp = -np.r_[sol.P_eq, sol.P_g]
+            self._lam_qp = -np.concatenate((sol.P_eq, sol.P_g))
         self._contact_force = lam
         self._dv, self._dv_h = v1 - self.v, sol.h
         if self.cs.n_history:
