@@ -256,13 +256,10 @@ def force_element_data(cs, t, q, v, z, h):
     return wrenches, work, element_pot, Q, Q_V
 
 
-def ledger_columns(cs, t, q, v, h, Q, Q_V, element_pot, joints, contacts, projection):
-    """Cumulative energy columns (n_points each), in the ledger's order.
-
-    ``joints``: name -> (element, its impulse per step on its bodies' velocities (n, 12));
-    ``contacts``: name -> (element, impulse (n, 12), impact share of each step's work (n));
-    ``projection``: potential energy the post-step projection changed, per step.
-    """
+def ode_ledger(cs, t, q, v, h, Q, Q_V, element_pot):
+    """The energy ledger of a ``simulate_ode`` result (force elements only): cumulative
+    columns (n_points each) in the ledger's order, the works as quadratures h Q . v_bar
+    between output points."""
     v_bar = 0.5 * (v[:-1] + v[1:])
     cols = {}
     applied = np.zeros(len(h))
@@ -270,25 +267,15 @@ def ledger_columns(cs, t, q, v, h, Q, Q_V, element_pot, joints, contacts, projec
         applied += h * np.einsum("kv,kv->k", Q[j], v_bar)
         if not isinstance(el, Gravity):
             cols[f"work:{el.name}"] = h * np.einsum("kv,kv->k", Q[j] - Q_V[j], v_bar)
-    impulses = np.zeros(len(h))
-    for name, (element, P) in joints.items():
-        cols[f"work:{name}"] = np.einsum("kc,kc->k", P, _local_velocities(element, v_bar))
-        impulses += cols[f"work:{name}"]
-    for name, (element, P, impact_share) in contacts.items():
-        step_work = np.einsum("kc,kc->k", P, _local_velocities(element, v_bar))
-        cols[f"impact:{name}"] = impact_share
-        cols[f"contact:{name}"] = step_work - impact_share
-        impulses += step_work
     S = np.asarray(cs.gyroscopic.map(len(h))(v[:-1].T)).T if len(h) else np.zeros((0, cs.nv))
     gyroscopic = -h * np.einsum("kv,kv->k", S, v_bar)
     kinetic = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
     stored = sum(element_pot.values())
     conservative = h * np.einsum("jkv,kv->k", Q_V, v_bar) if len(h) else np.zeros(0)
-    parts = {"gyroscopic": gyroscopic,
-             "potential": conservative + np.diff(stored) - projection,
-             "projection": np.asarray(projection, dtype=float),
-             # the work of the EOM residual: M (v_end - v_start) minus every impulse above
-             "solver": np.diff(kinetic) - applied - impulses - gyroscopic}
+    parts = {"gyroscopic": gyroscopic, "potential": conservative + np.diff(stored),
+             "projection": np.zeros(len(h)),
+             # what the quadrature leaves: M (v_end - v_start) minus every force's impulse
+             "solver": np.diff(kinetic) - applied - gyroscopic}
     cols["residual"] = sum(parts.values())
     for part in RESIDUAL_PARTS:
         cols[f"residual:{part}"] = parts[part]
@@ -297,28 +284,6 @@ def ledger_columns(cs, t, q, v, h, Q, Q_V, element_pot, joints, contacts, projec
 
 def _cumulative(step_values):
     return np.r_[0.0, np.cumsum(step_values)]
-
-
-def _impact_share(r, gap_jac, lam, impact, v, h):
-    """Work of the gaps of element ``r`` in the steps where they closed (an impact: the gap was
-    open at the start of the step and carries force), per step."""
-    n = len(h)
-    if n == 0:
-        return np.zeros(0)
-    v_bar = 0.5 * (v[:-1] + v[1:])
-    local = _local_velocities(r.element, v_bar)                            # (n, 12)
-    rows = slice(r.start, r.stop)
-    per_gap = h[:, None] * lam[:, rows] * np.einsum("kjc,kc->kj", gap_jac[:, rows], local)
-    return np.where(impact[:, rows], per_gap, 0.0).sum(axis=1)
-
-
-def _local_velocities(el, v):
-    """(n, 12): the velocities of the element's (first two) bodies, zeros for the ground."""
-    out = np.zeros((len(v), 12))
-    for j, b in enumerate(el.bodies[:2]):
-        if not b.is_ground:
-            out[:, 6 * j:6 * j + 6] = v[:, 6 * b.index:6 * b.index + 6]
-    return out
 
 
 def _wrenches_from_generalised(el, q, gen, point):

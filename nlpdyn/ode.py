@@ -126,7 +126,7 @@ def simulate_ode(system: System, t_end: float, method: str = "Radau", rtol: floa
 
 
 def _ode_result(cs, method, t, x, z, walls, status, message, counters):
-    from .assembly import force_element_data, ledger_columns   # the stepper's accounting
+    from .assembly import force_element_data, ode_ledger   # the stepper's accounting
     n = len(t) - 1
     q = x[:, :cs.nq].copy()
     for k in range(cs.n_bodies):       # report unit Euler parameters
@@ -150,7 +150,7 @@ def _ode_result(cs, method, t, x, z, walls, status, message, counters):
     wrenches, work, element_pot, Q, Q_V = force_element_data(cs, t, q, v, z, h)
     # between output points the works are quadratures (h Q . v_bar): the ledger's residual is
     # their quadrature error and the integrator's, not a time-stepping scheme's
-    ledger = ledger_columns(cs, t, q, v, h, Q, Q_V, element_pot, {}, {}, np.zeros(n))
+    ledger = ode_ledger(cs, t, q, v, h, Q, Q_V, element_pot)
     info = {"method": method, "nfev": counters["nfev"], "njev": counters["njev"],
             "n_steps": n}
     force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}

@@ -98,7 +98,7 @@ class StepProgram:
         self._prepare = {}
         self._curvature = {}
         # Each joint's generalised force Pi_r^T mu_r along the step's own rows (Pi = d rows/dv)
-        # on its own bodies' velocities (12 columns, see ``element_columns``): the result's
+        # on its own (first two) bodies' velocities, 12 columns: the result's
         # reactions and energy ledger, per step
         mu_in = ca.SX.sym("mu", ne)
         Pi = A_eq @ L.T
@@ -670,7 +670,7 @@ def _block_diagonal(L, invert=False):
 
 def _local(vec, element):
     """The 12 entries of an nv-vector on the velocities of ``element``'s first two bodies
-    (zeros for the ground), as ``element_columns`` orders them."""
+    (zeros for the ground): 6 columns each, in the element's body order."""
     parts = []
     for b in element.bodies[:2]:
         parts.append(ca.SX.zeros(6) if b.is_ground else vec[6 * b.index:6 * b.index + 6])
