@@ -1,7 +1,8 @@
 """Cost per step against the number of bodies, timed from outside the step.
 
 Cases: a chain of N revolute-jointed links (problems/chain.py, 1 kg, 0.1 m), the same chain
-on revolute clearance joints (c = 0.1 mm), and the IFToMM A02 N-four-bar mechanism
+on revolute clearance joints (c = 0.1 mm), on stiff bushings evaluated implicitly (Newton
+iterations, one sparse QP each), and the IFToMM A02 N-four-bar mechanism
 (problems/four_bar_chain.py: 2N + 1 bodies, 3N redundant constraint rows). Fixed h = 1e-3,
 ``Stepper.step()`` timed in a Python loop after 10 warm-up steps; "growth" is the cost
 relative to the row with 8 times fewer bodies. With MuJoCo installed (``pip install
@@ -81,6 +82,9 @@ def main():
           four_bar_chain.build, lambda n: 2 * n + 1, lambda n: 200 if n <= 10 else 50)
     table("chain on revolute clearance joints (c = 0.1 mm)", (1, 2, 4, 8, 16, 32) if not quick
           else (2, 16), lambda n: chain.build(n, clearance=1e-4), lambda n: n,
+          lambda n: 200 if n <= 8 else 50)
+    table("chain on implicit bushings (1e5 N/m, 1e2 N m/rad)", (2, 4, 8, 16, 32, 64) if not quick
+          else (2, 16), lambda n: chain.build(n, bushing=(1e5, 1e2)), lambda n: n,
           lambda n: 200 if n <= 8 else 50)
     if not quick:
         tic = time.perf_counter()

@@ -94,13 +94,15 @@ class ContactScheme:
 
         ``solve(q_lin, curvature, jacobian_at)`` re-solves the step at the same h (q_lin None:
         the start of the step); ``check(sol, out)`` is the stepper's acceptance test;
-        ``drift(y_new, y_old)`` the
-        largest change of the end-of-step position between two iterates (m). Each iterate's
-        error is its contact error plus its drift (zero once converged); the iterate with the
-        least error is kept.
+        ``drift(y_new, y_old)`` the largest change of the end-of-step position between two
+        iterates (m). Each iterate's error is its contact error plus its distance from the
+        iterations' fixed point: the drift, or, once the last two contraction rates of these
+        linearly converging iterations are below 1/2, the drift times r / (1 - r) with r the
+        larger rate. The iterate with the least error is kept.
         """
         error = self.error(out)
         last, last_out = sol, out
+        previous_drift, previous_rate = 0.0, np.inf
         for it in range(1, self.max_iterations + 1):
             if error <= self.tol:
                 break
@@ -109,7 +111,12 @@ class ContactScheme:
             if not check(last, last_out)[0]:
                 break
             last.gap_iterations = it
-            last_error = self.error(last_out) + drift(last.y, y_prev)
+            step = drift(last.y, y_prev)
+            rate = step / previous_drift if previous_drift > 0 else np.inf
+            worse = max(rate, previous_rate)
+            distance = step * worse / (1 - worse) if worse < 0.5 else step
+            previous_drift, previous_rate = step, rate
+            last_error = self.error(last_out) + distance
             if last_error < error:
                 sol, out, error = last, last_out, last_error
         return ContactOutcome(sol, out, self.name, sol.gap_iterations, error,

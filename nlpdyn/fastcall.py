@@ -22,7 +22,11 @@ class FastFunction:
         self.names_in = list(f.name_in())
         self.names_out = list(f.name_out())
         self._in = [np.zeros(f.nnz_in(i)) for i in range(f.n_in())]
-        self._out = [np.zeros(f.nnz_out(i)) for i in range(f.n_out())]
+        # outputs are views of one buffer: one fill and one copy per call
+        sizes = [f.nnz_out(i) for i in range(f.n_out())]
+        self._bounds = np.concatenate(([0], np.cumsum(sizes))).tolist()
+        self._all_out = np.zeros(self._bounds[-1])
+        self._out = [self._all_out[a:b] for a, b in zip(self._bounds[:-1], self._bounds[1:])]
         for i in range(f.n_in()):
             if f.sparsity_in(i).nnz() != f.sparsity_in(i).numel():
                 raise ValueError(f"{f.name()}: input {self.names_in[i]} must be dense")
@@ -42,11 +46,11 @@ class FastFunction:
         """Evaluate; returns fresh copies of the outputs (matrices reshaped column-major)."""
         for dst, src, matrix in zip(self._in, args, self._matrix_in):
             dst[:] = np.ravel(src, order="F") if matrix else src
-        for a in self._out:     # a call that fails inside (a QP plugin) must not leave stale values
-            a.fill(np.nan)
+        self._all_out.fill(np.nan)  # a call that fails inside (a QP plugin) leaves no stale values
         self._eval()
-        return [a.reshape(shape, order="F").copy() if matrix else a.copy()
-                for a, shape, matrix in zip(self._out, self._shapes, self._matrix_out)]
+        out, bounds = self._all_out.copy(), self._bounds
+        return [out[a:b].reshape(shape, order="F") if matrix else out[a:b]
+                for a, b, shape, matrix in zip(bounds[:-1], bounds[1:], self._shapes, self._matrix_out)]
 
 
 def dense(f: ca.Function) -> ca.Function:

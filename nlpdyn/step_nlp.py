@@ -37,9 +37,11 @@ import casadi as ca
 import numpy as np
 
 from .fastcall import FastFunction, dense, silenced_stdout
+from .implicit import ImplicitLinearisation
 from .rotations import G_matrix
 
 JACOBIAN_AT = ("start", "iterate")
+_NO_ARRAY = np.zeros(0)
 
 
 @dataclass
@@ -110,19 +112,11 @@ class StepProgram:
             ["q0", "t0", "mu"], ["Q"])
         assert not self.joint_forces.has_free()
 
-        # Implicit elements in the fixed-h QP, Newton-linearised about an iterate y_imp:
-        # b(y) ~ b(y_imp) - J (y - y_imp), J = -db/dy. The QP takes the positive semidefinite
-        # part of J's symmetric part into its Hessian (``implicit_linearisation``) and lags the
-        # rest, so the iterations converge to the exact implicit step y - y_free - b(y) = A^T P
-        # (the stepper iterates until the EOM residual is met).
-        self.implicit_terms = None
-        if self.has_implicit:
-            y_imp = ca.SX.sym("y_imp", nv)
-            b_at = ca.substitute(b_imp, y, y_imp)
-            J = -ca.jacobian(b_at, y_imp)
-            self.implicit_terms = FastFunction(ca.Function(
-                "implicit_terms", [q0, t0, h, y_imp, z], [b_at, ca.densify(0.5 * (J + J.T))],
-                ["q0", "t0", "h", "y_imp", "z"], ["b", "J_s"]))
+        # Implicit elements in the fixed-h QP, Newton-linearised about an iterate y_imp
+        # element by element (``implicit.py``); the stepper iterates until the EOM residual
+        # with the end-of-step forces is met
+        self.implicit = (ImplicitLinearisation(cs, q0, t0, h, y, z, v, qdot, Linv, b_imp)
+                         if self.has_implicit else None)
 
         # True gaps at the end of a free step (no contact forces): the adaptive scheme's
         # contact prediction.
@@ -389,15 +383,6 @@ class StepProgram:
                                         ["y", "P_eq", *self.finish.names_out]))
 
     # ------------------------------------------------------------------ QP plugin
-    def implicit_linearisation(self, q0, t0, h, y_imp, z):
-        """(H_imp, b_lin) of the implicit elements about y_imp: H_imp the positive semidefinite
-        part of J_s (a compressed spring's geometric stiffness is indefinite and would make the
-        QP nonconvex), b_lin = b(y_imp) + H_imp y_imp."""
-        b, J_s = self.implicit_terms(q0, t0, h, y_imp, z)
-        lam, V = np.linalg.eigh(J_s)
-        H_imp = (V * np.maximum(lam, 0.0)) @ V.T
-        return H_imp, b + H_imp @ y_imp
-
     def solve_qp(self, q0, v0, t0, h, q_lin, z, warm=None, curvature=None, y_imp=None,
                  jacobian_at="start"):
         """Fixed h: prepare the rows, solve the QP with a conic plugin, finish: one call.
@@ -412,9 +397,9 @@ class StepProgram:
         if self.has_implicit:
             if y_imp is None:
                 y_imp = self.cs.L.T @ np.asarray(v0, dtype=float)
-            H_imp, b_lin = self.implicit_linearisation(q0, t0, h, y_imp, z)
+            H_imp, b_lin = self.implicit(q0, t0, h, y_imp, z)
         else:
-            H_imp, b_lin = np.zeros((self.nv, self.nv)), np.zeros(self.nv)
+            H_imp, b_lin = _NO_ARRAY, _NO_ARRAY
         args = (q0, v0, t0, h, q_lin, lam0, P_curv, y_lin, z, H_imp, b_lin)
         if jacobian_at not in self._qp:
             with silenced_stdout():     # qpOASES prints its banner when it allocates memory
@@ -433,7 +418,9 @@ class StepProgram:
         Q0, V0, QL = ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", nv), ca.MX.sym("q_lin", cs.nq)
         T0, H, LAM = ca.MX.sym("t0"), ca.MX.sym("h"), ca.MX.sym("lam0", ne + ng)
         P_CURV, Y_LIN = ca.MX.sym("P_curv", ng), ca.MX.sym("y_lin", nv)
-        Z, H_IMP, B_LIN = ca.MX.sym("z", cs.n_history), ca.MX.sym("H_imp", nv, nv), ca.MX.sym("b_lin", nv)
+        Z = ca.MX.sym("z", cs.n_history)
+        H_IMP = ca.MX.sym("H_imp", self.implicit.nnz if self.has_implicit else 0)
+        B_LIN = ca.MX.sym("b_lin", nv if self.has_implicit else 0)
         # I + C stays positive definite: "start" C is positive semidefinite (the circle's
         # curvature is), "iterate" C's only indefinite part is the impulses times the lever
         # arms' curvature, small against the mass-scaled identity
@@ -445,7 +432,7 @@ class StepProgram:
         nk = A.size1()
         H_qp, g_qp = ca.MX.eye(nv) + C, -y_free - C @ Y_LIN
         if self.has_implicit:
-            H_qp, g_qp = H_qp + H_IMP, g_qp - B_LIN
+            H_qp, g_qp = H_qp + ca.MX(self.implicit.pattern, H_IMP), g_qp - B_LIN
         A_qp = ca.vertcat(A, A_g)
         # sparse patterns (joints and contacts couple neighbouring bodies); the plugin decides
         # whether it works dense or sparse

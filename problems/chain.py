@@ -1,5 +1,6 @@
 """A chain of N links hanging from a fixed pivot, every joint a revolute about global Z (or a
-revolute clearance joint): the scaling case of the benchmarks (issue 11).
+revolute clearance joint, or a stiff bushing evaluated implicitly): the scaling case of the
+benchmarks (issue 11).
 
 Links of 1 kg and 0.1 m (slender rods of radius 5 mm), released horizontal along +X at rest,
 gravity -Y.
@@ -14,9 +15,11 @@ LINK = 0.1
 MASS = 1.0
 
 
-def build(n_links=8, clearance=None, radius=0.005, bore_length=0.01) -> nd.System:
+def build(n_links=8, clearance=None, radius=0.005, bore_length=0.01, bushing=None) -> nd.System:
     """Bodies "link0".."link{N-1}"; joints "j0" (ground - link0) .. "j{N-1}". ``clearance``
-    (m): every joint a RevoluteClearance with that radial and axial clearance."""
+    (m): every joint a RevoluteClearance with that radial and axial clearance. ``bushing`` =
+    (k N/m, k_r N m/rad): every joint a Bushing (force element "j{k}", evaluated implicitly)
+    with stiffness k along all axes and k_r about X and Y, free about Z: a compliant hinge."""
     s = nd.System(gravity=(0, -9.81, 0))
     transverse = MASS * (3 * radius**2 + LINK**2) / 12
     parent = s.ground
@@ -24,7 +27,12 @@ def build(n_links=8, clearance=None, radius=0.005, bore_length=0.01) -> nd.Syste
         link = s.add_body(f"link{k}", MASS, (0.5 * MASS * radius**2, transverse, transverse),
                           position=((k + 0.5) * LINK, 0.0, 0.0))
         point = (k * LINK, 0.0, 0.0)
-        if clearance is None:
+        if bushing is not None:
+            element = nd.Bushing(parent, link, point, stiffness=bushing[0],
+                                 rotational_stiffness=(bushing[1], bushing[1], 0.0), name=f"j{k}")
+            element.evaluation = "implicit"
+            s.add_force(element)
+        elif clearance is None:
             s.add_joint(nd.Revolute(parent, link, point=point, axis=(0, 0, 1), name=f"j{k}"))
         else:
             s.add_joint(nd.RevoluteClearance(parent, link, point=point, axis=(0, 0, 1),

@@ -131,3 +131,49 @@ def test_unknown_evaluation_is_reported():
     s = _oscillator(1e4, 0.0, "sometimes")
     with pytest.raises(nd.ModelError, match="evaluation must be one of"):
         s.compile()
+
+
+def test_implicit_newton_hessian_is_the_per_element_psd_part():
+    """The QP's Hessian term of the implicit elements is each element's block of the symmetric
+    force Jacobian clipped to its non-negative eigenvalues. With elements on disjoint bodies
+    that is the clipped finite-difference Jacobian of the whole b(y) = h L^-1 F_imp; a
+    compressed spring (indefinite geometric stiffness) makes the clipping matter."""
+    s = nd.System(gravity=(0, -9.81, 0))
+    a = s.add_body("a", 2.0, (0.01, 0.02, 0.03), position=(1.0, 0, 0), velocity=(0.1, 0.3, 0),
+                   angular_velocity=(0.5, 0, 2.0))
+    b = s.add_body("b", 1.0, (0.02, 0.01, 0.02), position=(0, 2.0, 0), velocity=(0, 0.2, 0.1),
+                   angular_velocity=(0, 1.0, 0))
+    spring = nd.SpringDamper(s.ground, (0, 0, 0), a, (1.0, 0.1, 0), stiffness=1e4, damping=3.0,
+                             free_length=1.5, name="compressed")
+    bush = nd.Bushing(s.ground, b, (0, 2.0, 0), stiffness=(1e4, 2e4, 3e4), damping=5.0,
+                      rotational_stiffness=50.0, name="mount")
+    for el in (spring, bush):
+        el.evaluation = "implicit"
+        s.add_force(el)
+    stepper = nd.Stepper(s, h=1e-3)
+    for _ in range(5):
+        stepper.step()
+    program, h = stepper.program, 1e-3
+    q0, t0, z = stepper.q, stepper.t, stepper.z
+    y = program.cs.L.T @ stepper.v + 0.01 * np.arange(12)
+
+    def b_of(y):
+        return program.implicit._function(q0, t0, h, y, z)[0]
+
+    eps = 1e-6
+    J = -np.column_stack([(b_of(y + eps * e) - b_of(y - eps * e)) / (2 * eps) for e in np.eye(12)])
+    lam, V = np.linalg.eigh(0.5 * (J + J.T))
+    assert lam.min() < -1e-3 * lam.max()                 # the compressed spring is indefinite
+    H_expected = (V * np.maximum(lam, 0)) @ V.T
+    H_nz, b_lin = program.implicit(q0, t0, h, y, z)
+    H = np.asarray(ca.DM(program.implicit.pattern, H_nz))
+    assert np.abs(H - H_expected).max() <= 1e-6 * np.abs(H_expected).max()
+    assert np.allclose(b_lin, b_of(y) + H @ y, rtol=1e-12, atol=1e-12 * np.abs(b_lin).max())
+
+
+def test_implicit_hessian_pattern_grows_linearly_with_the_bodies():
+    from problems import chain
+    nnz = {n: nd.Stepper(chain.build(n, bushing=(1e5, 1e2)), h=1e-3).program.implicit.nnz
+           for n in (4, 8, 16)}
+    # a 6 x 6 block per link and two per bushing between neighbours (not (6N)^2)
+    assert nnz == {n: 36 * n + 72 * (n - 1) for n in (4, 8, 16)}
