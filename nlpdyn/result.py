@@ -2,7 +2,12 @@
 from __future__ import annotations
 
 import json
+import math
+import os
+import reprlib
+import secrets
 from dataclasses import dataclass, field, fields
+from pathlib import Path
 
 import numpy as np
 
@@ -79,6 +84,22 @@ class StepStats:
             "max_contact_error": float(self.contact_error.max()),
             "solvers": {s: int(np.count_nonzero(self.solver == s)) for s in np.unique(self.solver)},
         }
+
+
+class ResultFileError(ValueError):
+    """A result file that cannot be read back faithfully, or a result that cannot be saved so
+    that it can; the message names the file and lists every problem found.
+
+    Attributes
+    ----------
+    path : pathlib.Path  the file
+    problems : list of str  one line per problem, each starting with the key concerned
+    """
+
+    def __init__(self, path, problems, what="not a readable nlpdyn result file"):
+        self.path, self.problems = Path(path), list(problems)
+        sep = " " if len(self.problems) == 1 else "\n  - "
+        super().__init__(f"{path}: {what}:{sep}{sep.join(self.problems)}")
 
 
 class Result:
@@ -309,49 +330,141 @@ class Result:
         return self._wrench(name, body)[:, 3:]
 
     # ------------------------------------------------------------------ save / load
-    def save(self, path) -> None:
-        """Write everything to a compressed ``.npz`` (no pickles)."""
+    def save(self, path) -> Path:
+        """Write everything to a compressed ``.npz`` (no pickles), atomically.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file; ``.npz`` is appended unless the name ends with it (as numpy and
+            :meth:`load` do).
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+
+        Raises
+        ------
+        ResultFileError
+            This result would not load back as it is (inconsistent shapes, object arrays,
+            ...); nothing is written.
+        TypeError, ValueError
+            The metadata (``info``, ``initial_projection``, ...) holds what JSON cannot:
+            anything but dicts with str keys, lists, tuples, str, numbers, bools and None;
+            nothing is written.
+
+        Notes
+        -----
+        The archive goes to a new temporary file beside the target, is flushed to disk and
+        renamed onto the target (``os.replace``): a save that fails leaves an existing file
+        as it was and no temporary file behind. ``__meta__`` holds the metadata as strict
+        JSON: non-finite floats as ``{"__float__": "nan" | "inf" | "-inf"}``, tuples as
+        lists.
+        """
+        target = _npz_path(path)
+        arrays = {key: np.asarray(a) for key, a in self._arrays().items()}
+        text = json.dumps(_encode(self._meta()), allow_nan=False)
+        problems = _problems(arrays, *_parse_meta(text))
+        if problems:
+            raise ResultFileError(target, problems, "cannot be written from this result")
+        tmp = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")
+        file = open(tmp, "xb")      # never an existing file; permissions as for any new file
+        try:
+            with file:
+                np.savez_compressed(file, __meta__=np.array(text), **arrays)
+                file.flush()
+                os.fsync(file.fileno())
+            os.replace(tmp, target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        return target
+
+    def _arrays(self) -> dict:
+        """Every array, by its key in the file."""
         arrays = {"t": self.t, "q": self.q, "v": self.v, "h": self.h, "energy": self.energy,
                   "kinetic_energy": self.kinetic_energy, "potential_energy": self.potential_energy,
                   "mu": self.mu, "lam": self.lam, "gaps": self.gaps}
         for f in fields(StepStats):
             arrays["stats__" + f.name] = getattr(self.stats, f.name)
-        for name, w in self.wrenches.items():
-            arrays["wrench__" + name] = w
-        for name in self.contact_points:
-            arrays["cpoint__" + name] = self.contact_points[name]
-            arrays["cforce__" + name] = self.contact_vectors[name]
-        for name in self.element_work:
-            arrays["ework__" + name] = self.element_work[name]
-            arrays["epot__" + name] = self.element_potential[name]
-        for name, column in self.ledger.items():
-            arrays["ledger__" + name] = column
-        meta = {"body_names": self.body_names, "constraint_rows": self.constraint_rows,
-                "force_elements": self.force_elements,
+        for prefix, named in (("wrench__", self.wrenches), ("cpoint__", self.contact_points),
+                              ("cforce__", self.contact_vectors), ("ework__", self.element_work),
+                              ("epot__", self.element_potential), ("ledger__", self.ledger)):
+            arrays.update({prefix + name: a for name, a in named.items()})
+        return arrays
+
+    def _meta(self) -> dict:
+        """Everything else, for ``__meta__``."""
+        return {"format": FORMAT, "version": FORMAT_VERSION, "body_names": self.body_names,
+                "constraint_rows": self.constraint_rows, "force_elements": self.force_elements,
                 "gap_rows": self.gap_rows, "success": self.success, "status": self.status,
                 "message": self.message, "initial_projection": self.initial_projection,
                 "info": self.info}
-        np.savez_compressed(path, __meta__=np.array(json.dumps(meta, default=_jsonable)), **arrays)
 
     @classmethod
     def load(cls, path) -> "Result":
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(str(data["__meta__"]))
-            stats = StepStats(**{f.name: data["stats__" + f.name] for f in fields(StepStats)})
-            wrenches = {k[len("wrench__"):]: data[k] for k in data.files if k.startswith("wrench__")}
-            points = {k[len("cpoint__"):]: data[k] for k in data.files if k.startswith("cpoint__")}
-            vectors = {k[len("cforce__"):]: data[k] for k in data.files if k.startswith("cforce__")}
-            work = {k[len("ework__"):]: data[k] for k in data.files if k.startswith("ework__")}
-            pot = {k[len("epot__"):]: data[k] for k in data.files if k.startswith("epot__")}
-            ledger = {k[len("ledger__"):]: data[k] for k in data.files if k.startswith("ledger__")}
-            rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["constraint_rows"].items()}
-            gap_rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["gap_rows"].items()}
-            return cls(data["t"], data["q"], data["v"], data["h"], data["energy"],
-                       data["kinetic_energy"], data["potential_energy"], stats, data["mu"],
-                       data["lam"], data["gaps"], meta["body_names"], rows, gap_rows, wrenches,
-                       meta["success"], meta["status"], meta["message"],
-                       meta["initial_projection"], meta["info"], points, vectors,
-                       meta.get("force_elements", {}), work, pot, ledger)
+        """Read a file written by :meth:`save`, checking it first.
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file; ``.npz`` is appended unless the name ends with it (as :meth:`save` does).
+
+        Returns
+        -------
+        Result
+            Every array as it was saved (bit for bit) and the metadata.
+
+        Raises
+        ------
+        FileNotFoundError
+            There is no such file.
+        ResultFileError
+            The file is damaged or does not hold a consistent result: the message names the
+            file and lists every problem found, each with its key. A file without a format
+            version (saved before nlpdyn had one) is read as version 0 when it passes the
+            same checks.
+        """
+        path = _npz_path(path)
+        with open(path, "rb") as file:
+            if file.read(len(_ZIP_MAGIC)) != _ZIP_MAGIC:
+                raise ResultFileError(path, ["not an .npz archive (no zip header)"])
+            file.seek(0)
+            arrays, key = {}, None      # key: the member being read
+            try:
+                with np.load(file, allow_pickle=False) as data:
+                    for key in data.files:
+                        arrays[key] = np.asarray(data[key])
+            except Exception as err:    # zipfile, zlib and numpy raise many types on damaged bytes
+                reason = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+                raise ResultFileError(path, [f"{key}: {reason}" if key else reason]) from err
+        text = arrays.pop("__meta__", None)
+        if text is None:
+            raise ResultFileError(path, ["__meta__: missing"])
+        if text.dtype.kind != "U" or text.ndim:
+            raise ResultFileError(path, [f"__meta__: expected a str, got {text.dtype} of shape "
+                                         f"{text.shape}"])
+        try:
+            meta, nonstrict = _parse_meta(str(text))
+        except (ValueError, RecursionError) as err:
+            raise ResultFileError(path, [f"__meta__: not JSON ({err})"]) from err
+        problems = _problems(arrays, meta, nonstrict)
+        if problems:
+            raise ResultFileError(path, problems)
+
+        def named(prefix):
+            return {k[len(prefix):]: a for k, a in arrays.items() if k.startswith(prefix)}
+        stats = StepStats(**named("stats__"))
+        rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["constraint_rows"].items()}
+        gap_rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["gap_rows"].items()}
+        return cls(arrays["t"], arrays["q"], arrays["v"], arrays["h"], arrays["energy"],
+                   arrays["kinetic_energy"], arrays["potential_energy"], stats, arrays["mu"],
+                   arrays["lam"], arrays["gaps"], meta["body_names"], rows, gap_rows,
+                   named("wrench__"), meta["success"], meta["status"], meta["message"],
+                   meta["initial_projection"], meta["info"], named("cpoint__"),
+                   named("cforce__"), meta["force_elements"], named("ework__"),
+                   named("epot__"), named("ledger__"))
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:
@@ -396,9 +509,161 @@ class Result:
         return plot_result(self, *args, **kwargs)
 
 
-def _jsonable(x):
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    raise TypeError(type(x))
+FORMAT = "nlpdyn-result"
+FORMAT_VERSION = 1          # 0: files from before the format had a version (same layout)
+_ZIP_MAGIC = b"PK\x03\x04"  # every archive numpy writes starts with a zip local header
+_FLOAT_TAG = "__float__"       # {"__float__": "inf"} in __meta__ is the float inf
+_STATS_KINDS = {f.name: f.default_factory().dtype.kind for f in fields(StepStats)}
+_KIND_NAMES = {"f": "floating point", "i": "integer", "b": "bool", "U": "str"}
+_META_TYPES = {"body_names": list, "constraint_rows": dict, "gap_rows": dict,
+               "force_elements": dict, "success": bool, "status": int, "message": str,
+               "initial_projection": dict, "info": dict}
+
+
+def _npz_path(path) -> Path:
+    """``path``, with ``.npz`` appended unless its name ends with it (numpy's rule)."""
+    path = Path(path)
+    return path if path.name.endswith(".npz") else path.with_name(path.name + ".npz")
+
+
+def _encode(x):
+    """``x`` for strict JSON: numpy scalars and arrays as Python values, tuples as lists, and
+    non-finite floats as ``{"__float__": "nan" | "inf" | "-inf"}`` (:func:`_decode_float`)."""
+    if isinstance(x, dict):
+        if set(x) == {_FLOAT_TAG} or not all(isinstance(k, str) for k in x):
+            raise ValueError(f"metadata {reprlib.repr(x)}: keys must be str, and not "
+                             f"{_FLOAT_TAG!r} alone")
+        return {k: _encode(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_encode(v) for v in x]
+    if isinstance(x, (np.generic, np.ndarray)):
+        return _encode(x.tolist())
+    if isinstance(x, float) and not math.isfinite(x):
+        return {_FLOAT_TAG: repr(x)}
+    return x
+
+
+def _decode_float(obj: dict):
+    """JSON object hook: a tagged non-finite float back to a float (see :func:`_encode`)."""
+    if obj.keys() == {_FLOAT_TAG} and obj[_FLOAT_TAG] in ("nan", "inf", "-inf"):
+        return float(obj[_FLOAT_TAG])
+    return obj
+
+
+def _parse_meta(text: str):
+    """``__meta__`` parsed, and whether it used JSON's non-strict NaN or Infinity (which
+    nlpdyn wrote before format version 1)."""
+    constants = []
+
+    def constant(name):
+        constants.append(name)
+        return float(name)
+    return json.loads(text, parse_constant=constant, object_hook=_decode_float), bool(constants)
+
+
+def _is(value, kind) -> bool:
+    """isinstance, with a bool not counted as an int."""
+    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+
+
+def _is_names(value) -> bool:
+    """A list of str (body names)."""
+    return isinstance(value, list) and all(isinstance(name, str) for name in value)
+
+
+def _problems(arrays: dict, meta, nonstrict_json: bool) -> list:
+    """Everything wrong with a result file's arrays and parsed ``__meta__``, one line per bad
+    key: missing or unexpected keys, wrong types, dtypes and shapes."""
+    if not isinstance(meta, dict):
+        return [f"__meta__: expected a JSON object, got {type(meta).__name__}"]
+    if "format" in meta or "version" in meta:
+        version = meta.get("version")
+        if meta.get("format") != FORMAT:
+            return [f'__meta__["format"]: expected {FORMAT!r}, got {reprlib.repr(meta.get("format"))}']
+        if not _is(version, int) or version < 1:
+            return [f'__meta__["version"]: expected a whole number >= 1, got {reprlib.repr(version)}']
+        if version > FORMAT_VERSION:
+            return [f'__meta__["version"]: {version}, written by a newer nlpdyn (this one reads '
+                    f"up to {FORMAT_VERSION})"]
+    else:
+        version = 0
+    problems = []
+    if nonstrict_json and version >= 1:
+        problems.append("__meta__: not strict JSON (NaN or Infinity)")
+    problems += [f'__meta__["{key}"]: not part of the format' for key in meta
+                 if key not in _META_TYPES and key not in ("format", "version")]
+    for key, kind in _META_TYPES.items():
+        if key not in meta:
+            problems.append(f'__meta__["{key}"]: missing')
+        elif not _is(meta[key], kind):
+            problems.append(f'__meta__["{key}"]: expected {kind.__name__}, got '
+                            f"{reprlib.repr(meta[key])}")
+    meta = {key: meta[key] for key, kind in _META_TYPES.items() if key in meta and _is(meta[key], kind)}
+    if "body_names" in meta and not _is_names(meta["body_names"]):
+        problems.append('__meta__["body_names"]: expected a list of str')
+        del meta["body_names"]
+
+    # element name -> its bodies; row blocks (start, stop) of mu / lam and gaps
+    bodies, blocks = {}, {"constraint_rows": {}, "gap_rows": {}}
+    for key, block in blocks.items():
+        for name, row in meta.get(key, {}).items():
+            if (isinstance(row, list) and len(row) == 3 and _is(row[0], int) and _is(row[1], int)
+                    and 0 <= row[0] <= row[1] and _is_names(row[2])):
+                block[name], bodies[name] = tuple(row[:2]), row[2]
+            else:
+                problems.append(f'__meta__["{key}"]["{name}"]: expected [start, stop, [body '
+                                f"names]] with 0 <= start <= stop, got {reprlib.repr(row)}")
+    for name, names in meta.get("force_elements", {}).items():
+        if _is_names(names):
+            bodies[name] = names
+        else:
+            problems.append(f'__meta__["force_elements"]["{name}"]: expected a list of str')
+
+    # dimensions: (symbol, size), size None where the metadata needed for it is bad
+    t = arrays.get("t")
+    n = len(t) if t is not None and t.ndim == 1 and len(t) else None
+    if t is not None and t.ndim == 1 and not len(t):
+        problems.append("t: no time points")
+    n_bodies = len(meta["body_names"]) if "body_names" in meta else None
+
+    def width(key):
+        """Columns of mu ("constraint_rows") or lam and gaps ("gap_rows"); None if a row is bad."""
+        known = key in meta and len(blocks[key]) == len(meta[key])
+        return max((stop for _, stop in blocks[key].values()), default=0) if known else None
+    points, steps = ("n_points", n), ("n_points - 1", n and n - 1)
+    expected = {"t": ((points,), "f"), "h": ((steps,), "f"),
+                "q": ((points, ("7 n_bodies", n_bodies and 7 * n_bodies)), "f"),
+                "v": ((points, ("6 n_bodies", n_bodies and 6 * n_bodies)), "f"),
+                "mu": ((steps, ("constraint rows", width("constraint_rows"))), "f"),
+                "lam": ((steps, ("gap rows", width("gap_rows"))), "f"),
+                "gaps": ((points, ("gap rows", width("gap_rows"))), "f")}
+    for key in ("energy", "kinetic_energy", "potential_energy"):
+        expected[key] = ((points,), "f")
+    for name, kind in _STATS_KINDS.items():
+        expected["stats__" + name] = ((steps,), kind)
+    for name, names in bodies.items():
+        expected["wrench__" + name] = ((steps, (f"bodies of {name}", len(names)), ("6", 6)), "f")
+    for name, (start, stop) in blocks["gap_rows"].items():
+        gaps = (f"gaps of {name}", stop - start)
+        expected["cpoint__" + name] = ((points, gaps, ("3", 3)), "f")
+        expected["cforce__" + name] = ((steps, gaps, ("3", 3)), "f")
+    for name in meta.get("force_elements", {}):
+        expected["ework__" + name] = expected["epot__" + name] = ((points,), "f")
+    for key in arrays:
+        if key.startswith("ledger__"):
+            expected[key] = ((points,), "f")
+
+    for key, (dims, kind) in expected.items():
+        a = arrays.get(key)
+        if a is None:
+            problems.append(f"{key}: missing")
+            continue
+        if a.dtype.kind != kind:
+            problems.append(f"{key}: dtype {a.dtype}, expected {_KIND_NAMES[kind]}")
+        sizes = tuple(s for _, s in dims)
+        if a.ndim != len(dims) or any(s is not None and s != got for got, s in zip(a.shape, sizes)):
+            problems.append(f"{key}: shape {a.shape}, expected ({', '.join(sym for sym, _ in dims)})"
+                            + ("" if None in sizes else f" = {sizes}"))
+    problems += [f"{key}: not part of the format (or of an element not in __meta__)"
+                 for key in arrays if key not in expected]
+    return problems

@@ -1,9 +1,15 @@
 """Results: shapes and named lookups, an exact save/load round trip (.npz, no pickles) of every
 array and lookup, plots from live and loaded results, and the command line.
 
-Round trips are exact (np.array_equal, same dtype): nothing is recomputed on load.
+Round trips are exact (np.array_equal, same dtype): nothing is recomputed on load. Saving is
+atomic, and loading checks the file: damaged or inconsistent files raise ResultFileError.
 """
+import copy
 import json
+import math
+import os
+import pathlib
+import zipfile
 
 import matplotlib
 import numpy as np
@@ -12,8 +18,8 @@ import pytest
 import nlpdyn as nd
 from test_validation import contradictory_drivers
 from nlpdyn.__main__ import main
-from nlpdyn.result import StepStats
-from problems import slider_crank
+from nlpdyn.result import ResultFileError, StepStats
+from problems import pendulum, slider_crank
 
 matplotlib.use("Agg")
 
@@ -177,6 +183,260 @@ def test_the_runs_are_what_the_round_trip_needs(result):
         assert result.status == -1 and "t = 0.31" in result.message
     else:
         assert result.initial_projection["changed"] and len(result.constraint_rows) == 4
+
+
+NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf,
+              "list": [1.5, math.nan, -0.0], "nested": {"min_gap": math.inf}}
+
+
+@pytest.fixture(scope="module")
+def pendulum_result():
+    return nd.simulate(pendulum.build(), t_end=0.01, h=1e-3, progress=False)
+
+
+@pytest.fixture
+def saved(pendulum_result, tmp_path):
+    return pendulum_result.save(tmp_path / "good.npz")
+
+
+def _with_non_finite_info(result):
+    res = copy.copy(result)
+    res.info = {**result.info, "non_finite": NON_FINITE}
+    return res
+
+
+def _all_arrays(res):
+    """Every array a Result holds, named after where it holds it."""
+    arrays = {name: getattr(res, name) for name in ARRAYS}
+    arrays.update({f"stats.{f}": getattr(res.stats, f) for f in StepStats.__dataclass_fields__})
+    for attr in ("wrenches", "contact_points", "contact_vectors", "element_work",
+                 "element_potential", "ledger"):
+        arrays.update({f"{attr}[{k!r}]": a for k, a in getattr(res, attr).items()})
+    return arrays
+
+
+def _bit_identical(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _equal(a, b):
+    """Deep equality: NaN equal to NaN, a list to a tuple; a float never equal to an int, nor
+    a bool to an int."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a) == list(b) and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(map(_equal, a, b))
+    if isinstance(a, float):
+        return isinstance(b, float) and (a == b or (math.isnan(a) and math.isnan(b)))
+    return not isinstance(b, float) and isinstance(a, bool) == isinstance(b, bool) and a == b
+
+
+def _members(path):
+    """The arrays of an .npz and its ``__meta__`` parsed by plain json."""
+    with np.load(path, allow_pickle=False) as data:
+        arrays = {k: data[k] for k in data.files}
+    return arrays, json.loads(str(arrays.pop("__meta__")))
+
+
+def _rewrite(src, dst, change):
+    """Copy the result file ``src`` to ``dst`` with ``change(arrays, meta)`` applied."""
+    arrays, meta = _members(src)
+    change(arrays, meta)
+    np.savez(dst, __meta__=np.array(json.dumps(meta)), **arrays)
+
+
+def test_round_trip_is_bit_identical(result, tmp_path):
+    """Every array bit for bit, the metadata equal, non-finite floats in it included."""
+    res = _with_non_finite_info(result)
+    back = nd.Result.load(res.save(tmp_path / "r.npz"))
+    before, after = _all_arrays(res), _all_arrays(back)
+    assert before.keys() == after.keys()
+    assert [k for k in before if not _bit_identical(before[k], after[k])] == []
+    for attr in ("body_names", "constraint_rows", "gap_rows", "force_elements", "success",
+                 "status", "message", "initial_projection", "info"):
+        assert _equal(getattr(back, attr), getattr(res, attr)), attr
+    assert back.info["non_finite"]["-inf"] == -math.inf and math.isnan(back.info["non_finite"]["nan"])
+    assert math.copysign(1.0, back.info["non_finite"]["list"][2]) == -1.0
+
+
+def test_metadata_is_strict_json_with_a_format_version(pendulum_result, tmp_path):
+    path = _with_non_finite_info(pendulum_result).save(tmp_path / "r.npz")
+
+    def reject(constant):
+        raise ValueError(f"not strict JSON: {constant}")
+    with np.load(path, allow_pickle=False) as data:
+        meta = json.loads(str(data["__meta__"]), parse_constant=reject)
+    assert meta["format"] == "nlpdyn-result" and meta["version"] == 1
+    # the documented encoding of non-finite floats
+    assert meta["info"]["non_finite"]["list"] == [1.5, {"__float__": "nan"}, -0.0]
+    assert meta["info"]["run"]["min_gap"] == {"__float__": "inf"}     # no gaps: min over none
+
+
+def test_npz_suffix_is_handled_alike_by_save_and_load(pendulum_result, tmp_path):
+    written = pendulum_result.save(tmp_path / "run")
+    assert isinstance(written, pathlib.Path) and written == tmp_path / "run.npz"
+    assert os.listdir(tmp_path) == ["run.npz"]
+    for name in (tmp_path / "run", tmp_path / "run.npz", str(tmp_path / "run")):
+        assert _bit_identical(nd.Result.load(name).q, pendulum_result.q)
+    assert pendulum_result.save(str(tmp_path / "other.npz")) == tmp_path / "other.npz"
+    assert sorted(os.listdir(tmp_path)) == ["other.npz", "run.npz"]
+    with pytest.raises(FileNotFoundError, match="missing.npz"):
+        nd.Result.load(tmp_path / "missing")
+
+
+def _fail_mid_write(monkeypatch, error):
+    def write_part_then_fail(file, *args, **kwargs):
+        file.write(b"PK\x03\x04" + bytes(1000))
+        raise error
+    monkeypatch.setattr(np, "savez_compressed", write_part_then_fail)
+
+
+def _fail_at_fsync(monkeypatch, error):
+    def fail(fd):
+        raise error
+    monkeypatch.setattr(os, "fsync", fail)
+
+
+@pytest.mark.parametrize("fail", [_fail_mid_write, _fail_at_fsync])
+@pytest.mark.parametrize("error", [OSError(28, "No space left on device"), KeyboardInterrupt()])
+def test_a_failed_save_leaves_the_existing_file_and_no_temporary(saved, tmp_path, monkeypatch,
+                                                                 fail, error):
+    before = saved.read_bytes()
+    fail(monkeypatch, error)
+    with pytest.raises(type(error)):
+        nd.Result.load(saved).save(saved)
+    with pytest.raises(type(error)):
+        nd.Result.load(saved).save(tmp_path / "new.npz")
+    assert saved.read_bytes() == before
+    assert os.listdir(tmp_path) == [saved.name]
+
+
+def test_save_refuses_a_result_that_would_not_load_back(pendulum_result, tmp_path):
+    res = copy.copy(pendulum_result)
+    res.q = res.q[:-1]
+    with pytest.raises(ResultFileError, match=r"r\.npz: cannot be written from this result: "
+                                              r"q: shape \(10, 7\), expected \(n_points, 7 n_bodies\)"):
+        res.save(tmp_path / "r")
+    assert os.listdir(tmp_path) == []
+
+
+def _damage_member(good, path, member="q.npy"):
+    """Flip a byte in the middle of one member's compressed data."""
+    data = bytearray(good.read_bytes())
+    with zipfile.ZipFile(good) as archive:
+        info = archive.getinfo(member)
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    data[start + info.compress_size // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+def _rewritten(change):
+    return lambda good, path: _rewrite(good, path, change)
+
+
+def _meta_text(text):
+    return lambda good, path: np.savez(path, __meta__=np.array(text), **_members(good)[0])
+
+
+def _pickled_q(arrays, meta):
+    arrays["q"] = np.array([None, 1.0], dtype=object)
+
+
+def _non_strict_json(arrays, meta):
+    meta["info"]["x"] = math.nan           # json.dumps writes NaN
+
+
+def _stretch_pivot_rows(arrays, meta):
+    meta["constraint_rows"]["pivot"][1] = 4
+
+
+# name: (how to make the bad file from a good one, what the error says, chained to the cause)
+BAD_FILES = {
+    "truncated": (lambda good, path: path.write_bytes(good.read_bytes()[:good.stat().st_size // 2]),
+                  r"not a readable nlpdyn result file: BadZipFile: ", True),
+    "random bytes": (lambda good, path: path.write_bytes(np.random.default_rng(0).bytes(5000)),
+                     r"not a readable nlpdyn result file: not an \.npz archive", False),
+    "empty": (lambda good, path: path.write_bytes(b""), r"not an \.npz archive", False),
+    "damaged member": (_damage_member, r"file: q: (error|BadZipFile): ", True),
+    "pickled array": (_rewritten(_pickled_q), r"file: q: ValueError: Object arrays cannot be loaded", True),
+    "zip without __meta__": (lambda good, path: np.savez(path, **_members(good)[0]),
+                             r"__meta__: missing", False),
+    "__meta__ not JSON": (_meta_text('{"t": ['),
+                          r"__meta__: not JSON \(Expecting value", True),
+    "__meta__ not an object": (_meta_text("[1, 2]"),
+                               r"__meta__: expected a JSON object, got list", False),
+    "wrong-shaped array": (_rewritten(lambda a, m: a.update(q=a["q"][:, :-1])),
+                           r"q: shape \(11, 6\), expected \(n_points, 7 n_bodies\) = \(11, 7\)", False),
+    "short stats array": (_rewritten(lambda a, m: a.update(stats__retries=a["stats__retries"][1:])),
+                          r"stats__retries: shape \(9,\), expected \(n_points - 1\) = \(10,\)", False),
+    "string energy": (_rewritten(lambda a, m: a.update(energy=a["energy"].astype(str))),
+                      r"energy: dtype <U\d+, expected floating point", False),
+    "success 'no'": (_rewritten(lambda a, m: m.update(success="no")),
+                     r"""__meta__\["success"\]: expected bool, got 'no'""", False),
+    "status 'ok'": (_rewritten(lambda a, m: m.update(status="ok")),
+                    r"""__meta__\["status"\]: expected int, got 'ok'""", False),
+    "message missing": (_rewritten(lambda a, m: m.pop("message")),
+                        r"""__meta__\["message"\]: missing""", False),
+    "array missing": (_rewritten(lambda a, m: a.pop("stats__iterations")),
+                      r"stats__iterations: missing", False),
+    "wrench missing": (_rewritten(lambda a, m: a.pop("wrench__pivot")),
+                       r"wrench__pivot: missing", False),
+    "rows out of step with mu": (_rewritten(_stretch_pivot_rows),
+                                 r"mu: shape \(10, 5\), expected \(n_points - 1, constraint rows\) = \(10, 4\)",
+                                 False),
+    "unknown array": (_rewritten(lambda a, m: a.update(extra=np.zeros(3))),
+                      r"extra: not part of the format", False),
+    "newer version": (_rewritten(lambda a, m: m.update(version=2)),
+                      r"""__meta__\["version"\]: 2, written by a newer nlpdyn""", False),
+    "NaN in version 1": (_rewritten(_non_strict_json), r"__meta__: not strict JSON", False),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_FILES))
+def test_a_bad_file_raises_a_clear_error(saved, tmp_path, name):
+    make, message, chained = BAD_FILES[name]
+    bad = tmp_path / "bad.npz"
+    make(saved, bad)
+    with pytest.raises(ResultFileError, match=message) as caught:
+        nd.Result.load(bad)
+    err = caught.value
+    assert isinstance(err, ValueError) and err.path == bad
+    assert str(err).startswith(f"{bad}: not a readable nlpdyn result file:")
+    assert (err.__cause__ is not None) == chained
+
+
+def test_every_problem_is_reported_at_once(saved, tmp_path):
+    def change(arrays, meta):
+        arrays["q"] = arrays["q"][:, :-1]
+        arrays["energy"] = arrays["energy"].astype(str)
+        meta["success"] = "no"
+        del meta["message"]
+    bad = tmp_path / "bad.npz"
+    _rewrite(saved, bad, change)
+    with pytest.raises(ResultFileError) as caught:
+        nd.Result.load(bad)
+    keys = [problem.split(":")[0] for problem in caught.value.problems]
+    assert sorted(keys) == ['__meta__["message"]', '__meta__["success"]', "energy", "q"]
+    assert str(caught.value).startswith(f"{bad}: not a readable nlpdyn result file:\n  - ")
+
+
+def test_a_file_from_before_format_versions_loads(pendulum_result, tmp_path):
+    """As nlpdyn wrote them before: the same arrays, no format or version, and NaN/Infinity in
+    the metadata (non-strict JSON)."""
+    res = pendulum_result
+    meta = {"body_names": res.body_names, "constraint_rows": res.constraint_rows,
+            "force_elements": res.force_elements, "gap_rows": res.gap_rows,
+            "success": res.success, "status": res.status, "message": res.message,
+            "initial_projection": res.initial_projection, "info": res.info}
+    text = json.dumps(meta, default=lambda x: x.item())
+    assert "Infinity" in text
+    old = tmp_path / "old.npz"
+    np.savez_compressed(old, __meta__=np.array(text), **_members(res.save(tmp_path / "new"))[0])
+    back = nd.Result.load(old)
+    before, after = _all_arrays(res), _all_arrays(back)
+    assert before.keys() == after.keys()
+    assert all(_bit_identical(before[k], after[k]) for k in before)
+    assert _equal(back.info, res.info) and back.info["run"]["min_gap"] == math.inf
 
 
 # ---------------------------------------------------------------- plots
