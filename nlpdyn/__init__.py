@@ -39,7 +39,7 @@ from .joints import (BilateralConstraint, ClearanceJoint, Cylindrical, Cylindric
                      RotationDriver, Spherical, SphericalClearance, TranslationDriver,
                      UnilateralConstraint, Universal)
 from .ode import simulate_ode
-from .result import Result, StepStats
+from .result import Result, ResultFileError, StepStats
 from .stepper import StepFailure, StepInfo, Stepper, StepperSettings, simulate
 from .system import CompiledSystem, ModelError, System
 
@@ -57,5 +57,5 @@ __all__ = [
     "TranslationStop", "RotationStop", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
     "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version",
     "RangeOfMotionCone",
-    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "Result", "StepStats",
+    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "Result", "ResultFileError", "StepStats",
 ]

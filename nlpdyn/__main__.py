@@ -45,8 +45,7 @@ def main(argv=None) -> int:
     if problem.report is not None:
         print(problem.report(res))
     if args.save:
-        res.save(args.save)
-        print(f"saved {args.save}")
+        print(f"saved {res.save(args.save)}")
     if args.plot:
         import matplotlib
         matplotlib.use("Agg")

@@ -47,6 +47,10 @@ class LedgerTotals:
     def __len__(self):
         return len(self._steps)
 
+    def truncate(self, n_steps):
+        """Forget the steps after the first ``n_steps`` (an interrupted step)."""
+        del self._steps[n_steps:]
+
     def _cumulative(self, steps):
         """Per column group, cumulative sums after each of ``steps`` (0: before any step)."""
         cs, n, nj, ng = self.cs, self.n_el, self.n_joint, self.cs.n_gap
@@ -136,6 +140,17 @@ class Recorder:
             self.pending = None
         else:
             self.pending = (start, info)
+
+    def drop_after(self, stepper):
+        """Forget what was recorded after ``stepper``'s time (its state restored after an
+        interrupted step); the counters follow its ledger, which counts every step."""
+        while len(self.ts) > 1 and self.ts[-1] > stepper.t:
+            for kept in (self.ts, self.qs, self.vs, self.zs, self.gaps, self.starts, self.infos,
+                         self.kept_steps):
+                kept.pop()
+        if self.pending is not None and self.pending[0][0] >= stepper.t:
+            self.pending = None
+        self.n_steps = self.run["n_steps"] = len(stepper.ledger)
 
     def finish(self, stepper):
         """After the last step: record it if the stride skipped it."""

@@ -1,10 +1,13 @@
 """Step control: Stepper.step() for driving the loop yourself, simulate() for everything else."""
 from __future__ import annotations
 
+import signal
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field, fields
 
+import casadi as ca
 import numpy as np
 from tqdm.auto import tqdm
 
@@ -129,13 +132,32 @@ class StepperSettings:
             problems.append(f"solver must be 'direct', 'qp' or 'ipopt', got {self.solver!r}")
         if self.initial_conditions not in ("project", "check"):
             problems.append("initial_conditions must be 'project' or 'check'")
-        for name in ("nlp_tol", "consistency_tol", "projection_tol", "check_tol", "regularization"):
-            if not getattr(self, name) > 0:
-                problems.append(f"{name} must be > 0")
-        if self.tie_break < 0 or self.complementarity_eps < 0:
-            problems.append("tie_break and complementarity_eps must be >= 0")
-        if self.max_retries < 0:
-            problems.append("max_retries must be >= 0")
+        for name in ("nlp_tol", "consistency_tol", "projection_tol", "check_tol", "regularization",
+                     "gap_tol", "implicit_tol", "polish_tol", "nlp_mu_init"):
+            if not _is_number(getattr(self, name), above=0):
+                problems.append(f"{name} must be > 0 (a finite number), got {getattr(self, name)!r}")
+        for name in ("tie_break", "complementarity_eps"):
+            if not _is_number(getattr(self, name), at_least=0):
+                problems.append(f"{name} must be >= 0 (a finite number), got {getattr(self, name)!r}")
+        if self.max_penetration is not None and not _is_number(self.max_penetration, above=0):
+            problems.append(f"max_penetration must be None or > 0 (m, a finite number), got "
+                            f"{self.max_penetration!r}")
+        for name, least in (("max_retries", 0), ("nlp_bisections", 0), ("gap_iterations", 0),
+                            ("implicit_iterations", 0), ("refinement_steps", 1), ("nlp_max_iter", 1)):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+                    and value >= least):
+                problems.append(f"{name} must be >= {least} (a whole number), got {value!r}")
+        for name in ("projection", "fallback", "polish"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                problems.append(f"{name} must be True or False, got {getattr(self, name)!r}")
+        for name in ("qp_options", "nlp_options"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), dict):
+                problems.append(f"{name} must be None or a dict, got {getattr(self, name)!r}")
+        if self.qp_solver is not None and not (isinstance(self.qp_solver, str)
+                                               and ca.has_conic(self.qp_solver)):
+            problems.append(f"qp_solver {self.qp_solver!r} is not a QP plugin of this CasADi "
+                            "(e.g. 'qpoases', 'proxqp', 'osqp', 'daqp', 'qrqp')")
         if self.contact not in SCHEMES:
             problems.append(f"contact must be one of {SCHEMES}, got {self.contact!r}")
         if self.contact_fallback not in (None, *SCHEMES):
@@ -143,12 +165,17 @@ class StepperSettings:
                             f"got {self.contact_fallback!r}")
         if self.nlp_method not in ("bisection", "ipopt"):
             problems.append(f"nlp_method must be 'bisection' or 'ipopt', got {self.nlp_method!r}")
-        if self.nlp_bisections < 0:
-            problems.append("nlp_bisections must be >= 0")
-        if self.gap_iterations < 0 or not self.gap_tol > 0:
-            problems.append("gap_iterations must be >= 0 and gap_tol > 0")
         if problems:
             raise ModelError(problems)
+
+
+def _is_number(value, above=None, at_least=None) -> bool:
+    """A finite real number (not a bool) above / at least the bound."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return False
+    if not np.isfinite(value):
+        return False
+    return (above is None or value > above) and (at_least is None or value >= at_least)
 
 
 class StepFailure(RuntimeError):
@@ -646,6 +673,39 @@ def _gap_groups(cs):
     return starts, owner
 
 
+class _HeldInterrupts:
+    """Ctrl-C (SIGINT) during ``simulate`` is held until the current step is recorded, so the
+    partial result stays consistent; a second Ctrl-C interrupts the step at once (``hard``),
+    and none interrupts the result's assembly. Only in the main thread (elsewhere signals
+    cannot be caught and nothing changes)."""
+
+    def __enter__(self):
+        self.requested, self.hard = False, True
+        self._previous = None
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame):
+        if self.requested and self.hard:
+            raise KeyboardInterrupt
+        self.requested = True
+
+    def __exit__(self, *exc):
+        if self._previous is not None:
+            signal.signal(signal.SIGINT, self._previous)
+        return False
+
+
+def _is_interrupt(err: BaseException) -> bool:
+    """A KeyboardInterrupt, or a SystemError raised by a C extension (CasADi) around one."""
+    while err is not None:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        err = err.__cause__ or err.__context__
+    return False
+
+
 def _as_dict(settings):
     return {f.name: getattr(settings, f.name) for f in fields(settings)}
 
@@ -694,25 +754,38 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
                bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
     last_update = stepper.t
-    try:
-        while stepper.t < t_end - 1e-12 * max(1.0, abs(t_end)):
-            start = (stepper.t, stepper.q, stepper.v, stepper.z)
-            try:
-                info = stepper.step(t_end)
-            except StepFailure as err:
-                status, message = -1, str(err)
-                break
-            except KeyboardInterrupt:
-                status, message = -1, f"interrupted at t = {stepper.t:.9g}"
-                break
-            recorder.step(stepper, start, info)
-            if stepper.t - last_update >= 0.01 * (t_end - t0):
-                bar.update(stepper.t - last_update)
-                last_update = stepper.t
-    finally:
-        bar.update(stepper.t - last_update)
-        bar.close()
-    recorder.finish(stepper)
-    res = build_result(stepper, recorder, status, message)
-    res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic)
+    with _HeldInterrupts() as interrupts:
+        try:
+            while stepper.t < t_end - 1e-12 * max(1.0, abs(t_end)):
+                start = (stepper.t, stepper.q, stepper.v, stepper.z)
+                saved = (stepper.gaps, len(stepper.ledger))
+                try:
+                    info = stepper.step(t_end)
+                    recorder.step(stepper, start, info)
+                except StepFailure as err:
+                    status, message = -1, str(err)
+                    break
+                except (KeyboardInterrupt, SystemError) as err:
+                    if not _is_interrupt(err):
+                        raise
+                    # a second Ctrl-C inside the step: back to the last recorded step
+                    stepper.t, stepper.q, stepper.v, stepper.z = start
+                    stepper.gaps = saved[0]
+                    stepper.ledger.truncate(saved[1])
+                    recorder.drop_after(stepper)
+                    status, message = -1, f"interrupted at t = {stepper.t:.9g}"
+                    break
+                if interrupts.requested:
+                    status, message = -1, f"interrupted at t = {stepper.t:.9g}"
+                    break
+                if stepper.t - last_update >= 0.01 * (t_end - t0):
+                    bar.update(stepper.t - last_update)
+                    last_update = stepper.t
+        finally:
+            interrupts.hard = False     # the result is assembled whatever Ctrl-C says now
+            bar.update(stepper.t - last_update)
+            bar.close()
+        recorder.finish(stepper)
+        res = build_result(stepper, recorder, status, message)
+        res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic)
     return res

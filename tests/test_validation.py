@@ -225,7 +225,7 @@ def test_t_end_before_t0(no_stepping):
     (dict(check_tol=-1.0), "check_tol must be > 0"),
     (dict(nlp_tol=0.0), "nlp_tol must be > 0"),
     (dict(max_retries=-1), "max_retries must be >= 0"),
-    (dict(tie_break=-1e-4), "tie_break and complementarity_eps must be >= 0"),
+    (dict(tie_break=-1e-4), "tie_break must be >= 0"),
 ])
 def test_bad_settings_values(option, words, no_stepping):
     h = (1e-4, 1e-3) if option.get("step_control") == "fixed" else 1e-3
