@@ -274,7 +274,7 @@ class Stepper:
             raise ModelError([f"step_control 'fixed' needs one step size, got bounds ({h_min}, {h_max})"])
         self.step_control = control
         self.system = system
-        self.cs: CompiledSystem = system.compile()
+        self.cs: CompiledSystem = system.compile(t0=t0)
         self._bisect_h = (control == "nlp" and settings.nlp_method == "bisection"
                           and settings.form == "gauss" and not self.cs.implicit_elements)
         self.program = StepProgram(self.cs, settings)
@@ -320,6 +320,8 @@ class Stepper:
         self._model_size = _model_size(system, cs)
         self._gravity_energy = cs.total_mass * float(np.linalg.norm(system.gravity)) * self._model_size
         self._energy_high = 0.0
+        self._mass_bound = max((np.linalg.eigvalsh(cs.M[i:i + 3, i:i + 3]).max()
+                                for i in range(0, cs.nv, 3)), default=0.0)
         self._mass_blocks = np.array([cs.M[i:i + 3, i:i + 3] for i in range(0, cs.nv, 3)]).reshape(-1, 3, 3)
         primary = "linearised" if settings.gap_iterations == 0 else settings.contact
         fallback = settings.contact_fallback
@@ -403,6 +405,22 @@ class Stepper:
             raise ModelError([f"initial positions cannot be made consistent: residual {viol:.3e} "
                               f"after projection, worst at {worst.element.label}"])
         v_new, vres = project_velocities(cs, q_new, v, t)
+        problems = []
+        gaps = np.asarray(cs.gap(q_new)).ravel()
+        for r in cs.gap_rows:
+            if r.size and gaps[r.start:r.stop].min() < -st.consistency_tol:
+                problems.append(f"{r.element.label}: initial gap {gaps[r.start:r.stop].min():.3e} m "
+                                "< 0 after the initial projection (the bodies overlap)")
+        if not vres <= st.consistency_tol * max(1.0, np.abs(v_new).max()):
+            residual = np.abs(np.asarray(cs.velocity_jacobian(q_new, t)) @ v_new
+                              + np.asarray(cs.phi_t(q_new, t)).ravel())
+            worst = max((r for r in cs.constraint_rows if r.size),
+                        key=lambda r: residual[r.start:r.stop].max())
+            problems.append(f"initial velocities cannot be made consistent: residual {vres:.3e} "
+                            f"after projection, worst at {worst.element.label} (ill-conditioned "
+                            "masses or joints?)")
+        if problems:
+            raise ModelError(problems)
         report.update(changed=True, position_change=position_change(q, q_new, cs.n_bodies),
                       velocity_change=float(np.abs(v_new - v).max()),
                       body_changes={b.name: {"position": float(np.linalg.norm(q_new[7 * k:7 * k + 3] - q[7 * k:7 * k + 3])),
@@ -642,7 +660,6 @@ class Stepper:
             scale = (self._kinetic(self.v) + self._kinetic(out[1]) + self._gravity_energy
                      + float(np.abs(ledger).sum()))
             # round-off of the largest energy of the run is no creation (a decayed motion)
-            self._energy_high = max(self._energy_high, scale)
             scale = max(scale, 1e-9 * self._energy_high)
             if created > st.energy_tol * scale:
                 return False, (f"the step creates {created:.3e} J beyond the work of forces, "
@@ -669,13 +686,18 @@ class Stepper:
 
     def _accept(self, outcome, retries, wall) -> StepInfo:
         sol, out = outcome.sol, outcome.out
+        # an upper bound of the energy in play, for energy_tol's round-off floor
+        self._energy_high = max(self._energy_high, float(np.abs(out[12]).sum())
+                                + self._mass_bound * float(out[1] @ out[1]))
         (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, Pi_g, _, ledger, _, _) = out
         t1 = self.t + sol.h
         proj_change = proj_energy = 0.0
         if self.settings.projection and (self.cs.n_eq or self.cs.n_gap):
             if self.cs.n_gap:
                 if self._projector is None:
-                    self._projector = GapProjector(self.cs, "qpoases", _QP_OPTIONS["qpoases"])
+                    # qpOASES is dense inside: ProxQP's sparse backend above 10 bodies
+                    plugin = "qpoases" if self.cs.nv <= 60 else "proxqp"
+                    self._projector = GapProjector(self.cs, plugin, _QP_OPTIONS[plugin])
                 q_proj, _, _, _ = self._projector.project(q1, t1, tol=self.settings.projection_tol,
                                                                 max_iter=50)
                 viol_after = np.abs(np.asarray(self.cs.phi(q_proj, t1)).ravel()).max(initial=0.0)

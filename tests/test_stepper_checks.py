@@ -40,3 +40,58 @@ def test_an_unknown_qp_solver_is_refused_with_and_without_gaps():
     for build in (pendulum.build, clearance_pendulum.build):
         with pytest.raises(nd.ModelError, match="qp_solver 'foo'"):
             nd.Stepper(build(), h=1e-3, solver="qp", qp_solver="foo")
+
+
+def _reach(limit_time=0.1):
+    """A 1 m rod on a ball joint whose tip is programmed to x = 0.95 + 0.5 t: the reach is
+    possible until t = 0.1 (the rod straight along x), impossible after."""
+    th = np.arccos(0.95)
+    s = nd.System(gravity=(0, -9.81, 0))
+    rod = s.add_body("rod", 1.0, (1e-4, 0.083, 0.083),
+                     position=(0.5 * np.cos(th), 0.5 * np.sin(th), 0),
+                     orientation=(np.cos(th / 2), 0, 0, np.sin(th / 2)))
+    s.add_joint(nd.Spherical(s.ground, rod, (0, 0, 0), name="ball"))
+    tip = (np.cos(th), np.sin(th), 0.0)
+    s.add_joint(nd.Programmed([rod], lambda t, st: st.point(tip)[0] - (0.95 + 0.5 * t),
+                              name="reach"))
+    return s
+
+
+@pytest.mark.parametrize("solver", ["direct", "qp", "ipopt"])
+def test_an_impossible_programmed_reach_fails_where_it_becomes_impossible(solver):
+    """Past t = 0.1 no configuration meets both joints. The linearised rows still can be met,
+    so only the true violation shows it: the run stops within a few ms of 0.1 naming the
+    programmed constraint, and every accepted step keeps the joints closed to O(h^2)."""
+    res = nd.simulate(_reach(), t_end=0.2, h=1e-3, progress=False, solver=solver)
+    assert not res.success and "reach" in res.message and "cannot be met" in res.message
+    assert 0.099 <= res.t[-1] <= 0.1005
+    assert res.info["run"]["max_constraint_violation"] <= 1e-4
+
+
+def test_a_step_that_creates_energy_is_retried():
+    """A 1e8 N/m spring evaluated explicitly at h = 1e-3 (h sqrt(k/m) = 7: symplectic Euler
+    is unstable) creates energy each step: the steps are cut until they stop doing so, and
+    the run keeps the energy of the undamped oscillator (50.09 J) or fails saying why."""
+    from test_implicit_forces import _oscillator
+    res = nd.simulate(_oscillator(1e8, 0.0, "explicit"), t_end=0.01, h=1e-3, progress=False)
+    if res.success:
+        assert res.h.min() < 2 / np.sqrt(1e8 / 2.0)               # within the stable range
+        assert res.energy.max() <= 1.01 * res.energy[0]
+    else:
+        assert "creates" in res.message and "energy_tol" in res.message
+
+
+def test_inconsistent_velocities_of_an_ill_conditioned_model_are_projected():
+    """A 4.4 g body welded to the ground, a 915 kg body hinged to it, velocities that break
+    both joints: the projection (condition ~1e14) must meet the joints, so the first step
+    keeps the energy it starts with (it used to drop from 18853 to 5929 J)."""
+    s = nd.System(gravity=(0, -9.81, 0))
+    s.add_body("light", 0.0044, (1e-7, 1e-7, 1e-7), velocity=(0.3, 0, 0))
+    s.add_body("heavy", 915.0, (50, 60, 70), position=(1, 0, 0), velocity=(0, 5, 1),
+               angular_velocity=(3, 0, 2))
+    s.add_joint(nd.Fixed(s.ground, s.body("light"), (0, 0, 0), name="weld"))
+    s.add_joint(nd.Revolute(s.body("light"), s.body("heavy"), (0.5, 0, 0), (0, 0, 1),
+                            name="hinge"))
+    res = nd.simulate(s, t_end=0.01, h=1e-3, progress=False)
+    assert res.success
+    assert abs(res.energy[1] - res.energy[0]) <= 1e-4 * res.energy[0]

@@ -850,13 +850,9 @@ def test_unreachable_distance_is_refused(no_stepping):
         nd.simulate(s, t_end=0.01, h=1e-3, progress=False)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,    # no_stepping: a step was taken
-                   reason="stepper.py _consistent_start checks the gaps before the initial "
-                          "projection only")
 def test_projection_into_an_overlap_is_refused(no_stepping):
     """The driver's 2 mm at t = 0 is projected: the bar moves 2 mm, and its ball sits 1 mm
-    deep in a socket of 1 mm clearance. Should be refused naming the socket; today the run
-    starts overlapped and fails at t = 0."""
+    deep in a socket of 1 mm clearance: refused before stepping, naming the socket."""
     s, b = bar_system()
     rail = s.add_joint(nd.Prismatic(s.ground, b, (0.5, 0, 0), (1, 0, 0), name="rail"))
     s.add_joint(nd.TranslationDriver(rail, 2e-3, name="push"))
