@@ -11,7 +11,6 @@ joints' work is what the solve of the redundant rows does to the motion.
 
     python benchmarks/redundancy.py
 """
-import numpy as np
 
 import nlpdyn as nd
 from problems import bricard, four_bar_chain

@@ -494,6 +494,7 @@ class Result:
         if len(self.energy):
             lines.append(f"energy {self.energy[0]:.9g} -> {self.energy[-1]:.9g} J "
                          f"(range {np.ptp(self.energy):.3e} J)")
+        lines += [f"warning: {w}" for w in self.info.get("warnings", [])]
         if self.initial_projection.get("changed"):
             ip = self.initial_projection
             lines.append(f"initial conditions projected: position change {ip['position_change']:.3e}, "

@@ -12,6 +12,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .assembly import LedgerTotals, Recorder, build_result
+from .joints.ideal import Joint
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
 from .projection import (GapProjector, independent_rows, normalise, position_change,
                          project_positions, project_velocities)
@@ -117,8 +118,8 @@ class StepperSettings:
     """The implicit iterations stop once the relative EOM residual with the forces at the
     end of the step is below this."""
     energy_tol: float = 0.05
-    """Largest energy a step may create beyond the work of forces, joints and contacts (its
-    ledger residual), as a fraction of the energy in play (kinetic energy at both ends,
+    """Largest energy a step may create beyond the work of forces, drivers and contacts (its
+    ledger residual and ideal joints' work), as a fraction of the energy in play (kinetic energy at both ends,
     m_total |g| times the model's size, every agent's work in the step); a step beyond it is
     rejected and retried with a smaller h. The case studies create at most 2e-3 per step."""
     violation_check: float = 1e-4
@@ -320,8 +321,15 @@ class Stepper:
         self._model_size = _model_size(system, cs)
         self._gravity_energy = cs.total_mass * float(np.linalg.norm(system.gravity)) * self._model_size
         self._energy_high = 0.0
-        self._mass_bound = max((np.linalg.eigvalsh(cs.M[i:i + 3, i:i + 3]).max()
-                                for i in range(0, cs.nv, 3)), default=0.0)
+        # the ledger entries that are the discretisation's: the residual's parts and the work
+        # of ideal joints (which do none)
+        n_el = len(cs.force_elements)
+        ideal = [2 * n_el + j for j, r in enumerate(cs.constraint_rows) if isinstance(r.element, Joint)]
+        n_entries = 2 * n_el + len(cs.constraint_rows) + cs.n_gap + 3
+        self._discretisation_entries = np.array(ideal + [n_entries - 3, n_entries - 2, n_entries - 1])
+        self._ideal_joint_names = [r.name for r in cs.constraint_rows if isinstance(r.element, Joint)]
+        self._block_bounds = np.array([np.linalg.eigvalsh(cs.M[i:i + 3, i:i + 3]).max()
+                                       for i in range(0, cs.nv, 3)])
         self._mass_blocks = np.array([cs.M[i:i + 3, i:i + 3] for i in range(0, cs.nv, 3)]).reshape(-1, 3, 3)
         primary = "linearised" if settings.gap_iterations == 0 else settings.contact
         fallback = settings.contact_fallback
@@ -653,7 +661,7 @@ class Stepper:
         work, and joints left apart where no nearby configuration closes them."""
         st = self.settings
         ledger = out[12]
-        created = float(np.sum(ledger[-3:]))        # the ledger's residual parts
+        created = float(np.sum(ledger[self._discretisation_entries]))
         if created > 0:
             # the energy in play: kinetic at both ends, gravity over the model's size, and
             # every agent's work in the step
@@ -679,6 +687,21 @@ class Stepper:
                                "contradict each other or cannot be met there")
         return True, ""
 
+    def discretisation_note(self, share=0.1) -> str:
+        """A note when the discretisation's energy so far (the ledger's residual and the work
+        of ideal joints) exceeds ``share`` of the energy in play: the steps do not resolve
+        the motion."""
+        if not len(self.ledger):
+            return ""
+        row = self.ledger.row()
+        residual = row["residual"] + sum(row[f"work:{name}"] for name in self._ideal_joint_names)
+        if abs(residual) <= share * self._energy_high:
+            return ""
+        return (f"the discretisation {'removed' if residual < 0 else 'added'} "
+                f"{abs(residual):.3g} J, more than {share:.0%} of the energy in play (the "
+                "residual and ideal joints' work in energy_ledger()): the steps do not resolve "
+                "the motion; a smaller h does")
+
     def _kinetic(self, v) -> float:
         """1/2 v^T M v from M's 3 x 3 diagonal blocks."""
         v3 = np.asarray(v).reshape(-1, 3)
@@ -687,8 +710,8 @@ class Stepper:
     def _accept(self, outcome, retries, wall) -> StepInfo:
         sol, out = outcome.sol, outcome.out
         # an upper bound of the energy in play, for energy_tol's round-off floor
-        self._energy_high = max(self._energy_high, float(np.abs(out[12]).sum())
-                                + self._mass_bound * float(out[1] @ out[1]))
+        self._energy_high = max(self._energy_high, float(np.abs(out[12]).sum()) + 0.5 * float(
+            self._block_bounds @ np.square(out[1]).reshape(-1, 3).sum(axis=1)))
         (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, Pi_g, _, ledger, _, _) = out
         t1 = self.t + sol.h
         proj_change = proj_energy = 0.0
@@ -878,4 +901,8 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
         recorder.finish(stepper)
         res = build_result(stepper, recorder, status, message)
         res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic)
+        note = stepper.discretisation_note()
+        if note:
+            res.info["warnings"] = [note]
+            warnings.warn(note, RuntimeWarning, stacklevel=2)
     return res
