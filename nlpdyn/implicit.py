@@ -56,7 +56,7 @@ class ImplicitLinearisation:
         self._function = FastFunction(ca.Function(
             "implicit_terms", [q0, t0, h, y_imp, z],
             [ca.substitute(b, y, y_imp), ca.densify(ca.vertcat(*blocks)) if blocks else ca.SX(0, 1)],
-            ["q0", "t0", "h", "y_imp", "z"], ["b", "blocks"]))
+            ["q0", "t0", "h", "y_imp", "z"], ["b", "blocks"], {"cse": True}))
 
     def __call__(self, q0, t0, h, y_imp, z):
         """(H nonzeros, b(y_imp) + H y_imp): the QP's Hessian term and its linear term."""

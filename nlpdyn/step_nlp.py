@@ -38,10 +38,12 @@ import numpy as np
 
 from .fastcall import FastFunction, dense, silenced_stdout
 from .implicit import ImplicitLinearisation
+from .joints.ideal import Joint
 from .rotations import G_matrix
 
 JACOBIAN_AT = ("start", "iterate")
 _NO_ARRAY = np.zeros(0)
+_CSE = {"cse": True}    # common subexpressions evaluated once (~20 % fewer operations)
 
 
 @dataclass
@@ -109,7 +111,7 @@ class StepProgram:
             [ca.densify(ca.horzcat(*[_local(Pi[r.start:r.stop, :].T @ mu_in[r.start:r.stop],
                                             r.element)
                                      for r in cs.constraint_rows]) if ne else ca.SX(12, 0))],
-            ["q0", "t0", "mu"], ["Q"])
+            ["q0", "t0", "mu"], ["Q"], _CSE)
         assert not self.joint_forces.has_free()
 
         # Implicit elements in the fixed-h QP, Newton-linearised about an iterate y_imp
@@ -123,7 +125,7 @@ class StepProgram:
         v_free = v0 + h * Linv_T @ (Linv @ cs.forces(t0, q0, v0, z))
         self.free_gap = FastFunction(ca.Function(
             "free_gap", [q0, v0, t0, h, z], [cs.gap(q0 + h * self._qdot(q0, v_free, h))],
-            ["q0", "v0", "t0", "h", "z"], ["gap"]))
+            ["q0", "v0", "t0", "h", "z"], ["gap"], _CSE))
 
         # Finish: end-of-step state and the checks the stepper makes on every step, from the
         # linear rows at the solution (rows = A y + c) and the impulses A^T P, formed sparse by
@@ -143,11 +145,21 @@ class StepProgram:
         v_scale = 1 + _max_abs(v) + _max_abs(Linv_T @ y_free_in)
         f_scale = cs.total_mass * (np.linalg.norm(cs.system.gravity) + 1) + \
             _max_abs(L @ (y - y_free_in)) / h
-        check = ca.vertcat(_max_abs(rows_eq1) / v_scale, -ca.fmin(_min_or_inf(rows_g1), 0) / v_scale,
-                           _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v))
         ledger = self._ledger_increments(q0, v0, t0, h, q1, v, z, P_eq, P_g,
                                          Aybar_eq := ca.SX.sym("Aybar_eq", ne),
                                          Aybar_g := ca.SX.sym("Aybar_g", ng))
+        # the discretisation's energy (the ledger's residual parts and ideal joints' work,
+        # which is none in the limit) and the energy in play: kinetic at both ends, gravity
+        # over the model's size, every agent's work in the step
+        n_el = len(cs.force_elements)
+        ideal = [2 * n_el + j for j, r in enumerate(cs.constraint_rows) if isinstance(r.element, Joint)]
+        created = ca.sum1(ledger[ideal + [ledger.numel() - 3, ledger.numel() - 2, ledger.numel() - 1]])
+        in_play = (cs.kinetic(v0) + cs.kinetic(v)
+                   + cs.total_mass * np.linalg.norm(cs.system.gravity) * cs.model_size
+                   + ca.sum1(ca.fabs(ledger)))
+        check = ca.vertcat(_max_abs(rows_eq1) / v_scale, -ca.fmin(_min_or_inf(rows_g1), 0) / v_scale,
+                           _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v),
+                           created, in_play)
         finish_in = ["q0", "v0", "t0", "h", "y", "P_eq", "P_g", "rows_eq", "rows_g", "impulse",
                      "Aybar_eq", "Aybar_g", "y_free", "shift", "z", "Pi_g_local"]
         self.finish = FastFunction(ca.Function(
@@ -158,7 +170,8 @@ class StepProgram:
              ca.fabs(cs.phi(q1, t1)), check],
             finish_in,
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
-             "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "ledger", "phi", "check"]))
+             "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "ledger", "phi", "check"],
+            _CSE))
         self._select = None          # sparse selection of independent joint rows (None: all)
         self._qp = {}
         self.qp_solver = settings.qp_solver or ("qpoases" if nv <= 60 else "proxqp")
@@ -183,7 +196,7 @@ class StepProgram:
             self._value_slope = FastFunction(ca.Function(
                 "value_slope", [s["q0"], s["v0"], s["t0"], s["h"], s["y"], lam, s["z"]],
                 [Z, ca.jacobian(lagrangian, s["h"])],
-                ["q0", "v0", "t0", "h", "y", "lam", "z"], ["Z", "dL_dh"]))
+                ["q0", "v0", "t0", "h", "y", "lam", "z"], ["Z", "dL_dh"], _CSE))
         return self._value_slope
 
     # ------------------------------------------------------------------ energy ledger
@@ -273,7 +286,7 @@ class StepProgram:
                 [s["q0"], s["v0"], s["t0"], s["h"], s["q_lin"], s["z"]],
                 [s["A_eq"], c_eq, A_g, c_g, s["y_free"], ca.densify(Pi_g_local)],
                 ["q0", "v0", "t0", "h", "q_lin", "z"],
-                ["A_eq", "c_eq", "A_g", "c_g", "y_free", "Pi_g_local"])
+                ["A_eq", "c_eq", "A_g", "c_g", "y_free", "Pi_g_local"], _CSE)
         return self._prepare[jacobian_at]
 
     def prepare(self, jacobian_at="start") -> FastFunction:
@@ -330,7 +343,7 @@ class StepProgram:
                 hess = T_q.T @ ca.hessian(ca.dot(P_in, cs.gap(q_lin)), q_lin)[0] @ T_q
             self._curvature[jacobian_at] = ca.Function(
                 f"gap_curvature_{jacobian_at}", [q0, h, q_lin, P_in], [-h * hess],
-                ["q0", "h", "q_lin", "P_g"], ["C"])
+                ["q0", "h", "q_lin", "P_g"], ["C"], _CSE)
         return self._curvature[jacobian_at]
 
     def gap_curvature_dense(self, jacobian_at="start") -> FastFunction:

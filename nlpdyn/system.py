@@ -410,7 +410,7 @@ class CompiledSystem:
 
         def fn(name, ins, outs):
             f = ca.Function(name, [x for _, x in ins], list(outs.values()),
-                            [n for n, _ in ins], list(outs.keys()))
+                            [n for n, _ in ins], list(outs.keys()), {"cse": True})
             assert not f.has_free()
             return f
 
@@ -571,3 +571,18 @@ class CompiledSystem:
     @property
     def total_mass(self) -> float:
         return float(sum(b.mass for b in self.bodies))
+
+    @property
+    def model_size(self) -> float:
+        """The mechanism's extent (m): the largest distance between body centres and joint
+        points, or the largest body (sqrt(6 tr(J) / m), a slender rod's length), whichever
+        is larger."""
+        points = [b.position for b in self.bodies]
+        for element in (*self.system.constraints, *self.system.gaps):
+            point = getattr(element, "point", None)
+            if point is not None and np.size(point) == 3:
+                points.append(np.asarray(point, dtype=float).ravel())
+        points = np.array(points, dtype=float).reshape(-1, 3)
+        spread = np.linalg.norm(points[:, None] - points[None], axis=2).max(initial=0.0)
+        bodies = max((np.sqrt(6 * np.trace(b.inertia) / b.mass) for b in self.bodies), default=0.0)
+        return float(max(spread, bodies))
