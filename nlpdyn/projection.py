@@ -169,21 +169,22 @@ def independent_rows(cs, q, t, tol=1e-9, samples=2, seed=0):
     projected back onto the constraints, and the row set of the largest rank is returned.
     ``tol``: relative size of the pivots counted as zero."""
     from scipy.linalg import qr
+    from threadpoolctl import threadpool_limits
     rng = np.random.default_rng(seed)
 
     def rank_and_rows(q):
         Pi = np.asarray(cs.velocity_jacobian(q, t)).reshape(cs.n_eq, cs.nv)
-        _, R, perm = qr(Pi.T, mode="economic", pivoting=True)
+        # one BLAS thread: threaded OpenBLAS was 20-100x slower on these sizes (2-core host)
+        with threadpool_limits(limits=1, user_api="blas"):
+            Q, R, perm = qr(Pi.T, pivoting=True)
         pivots = np.abs(np.diag(R))
         rank = int(np.count_nonzero(pivots > tol * max(pivots.max(initial=0.0), 1e-300)))
-        return rank, np.sort(perm[:rank]), Pi
+        return rank, np.sort(perm[:rank]), Q[:, rank:]      # the directions Pi does not fix
 
-    best_rank, best_rows, Pi = rank_and_rows(q)
+    best_rank, best_rows, free = rank_and_rows(q)
     if best_rank == cs.n_eq:
         return best_rows
     for _ in range(samples):
-        _, _, Vt = np.linalg.svd(Pi)
-        free = Vt[best_rank:].T                        # directions the rows do not fix
         move = free @ rng.normal(size=free.shape[1])
         moved = apply_increment(q, 1e-3 * move / max(np.abs(move).max(), 1e-300), cs.n_bodies)
         moved, _, _, ok = project_positions(cs, moved, t)

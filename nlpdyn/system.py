@@ -396,7 +396,10 @@ class CompiledSystem:
             w = v[6 * k + 3:6 * k + 6]
             S[6 * k + 3:6 * k + 6] = ca.cross(w, ca.DM(b.inertia) @ w)
         self.M = M
-        self.L = np.linalg.cholesky(M)  # M = L L^T; scaled velocities y = L^T v
+        # M = L L^T block by block (3 x 3: M is block diagonal); scaled velocities y = L^T v
+        self.L = np.zeros_like(M)
+        for i in range(0, self.nv, 3):
+            self.L[i:i + 3, i:i + 3] = np.linalg.cholesky(M[i:i + 3, i:i + 3])
         kinetic = 0.5 * ca.dot(v, ca.DM(M) @ v)
 
         # Velocity Jacobians: d/dt f(q) = f_q qdot with pdot = 1/2 G(p)^T w'.
