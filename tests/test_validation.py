@@ -267,6 +267,15 @@ def test_body_input_that_is_not_numbers_names_the_body(body, words, no_stepping)
     assert len(problems) == 1
 
 
+def assert_single_problem(make, words):
+    """The element ``make`` adds to the crank is refused with one problem naming ``words``."""
+    s, b, hinge = crank()
+    add(s, make(s, b, hinge))
+    problems = refused(s)
+    assert_named(problems, words)
+    assert len(problems) == 1
+
+
 @pytest.mark.parametrize("make, words", [
     (lambda s, b, j: nd.Spherical(s.ground, b, "origin", name="ball"),
      "spherical joint 'ball': point must be 3 finite numbers, got 'origin'"),
@@ -353,11 +362,7 @@ def test_body_input_that_is_not_numbers_names_the_body(body, words, no_stepping)
 def test_element_input_that_is_not_numbers_names_the_element(make, words, no_stepping):
     """Strings, None and wrong lengths reach ``problems()`` (no bare float() or numpy error):
     the message names the element and the parameter, with the value as given."""
-    s, b, hinge = crank()
-    add(s, make(s, b, hinge))
-    problems = refused(s)
-    assert_named(problems, words)
-    assert len(problems) == 1
+    assert_single_problem(make, words)
 
 
 @pytest.mark.parametrize("make, words", [
@@ -406,11 +411,7 @@ def test_element_input_that_is_not_numbers_names_the_element(make, words, no_ste
 def test_parameters_that_are_not_finite_are_refused(make, words, no_stepping):
     """NaN and inf parameters are refused by ``problems()`` instead of reaching the solver
     (IPOPT's Invalid_Number_Detected at t = 0)."""
-    s, b, hinge = crank()
-    add(s, make(s, b, hinge))
-    problems = refused(s)
-    assert_named(problems, words)
-    assert len(problems) == 1
+    assert_single_problem(make, words)
 
 
 @pytest.mark.parametrize("make, words", [
@@ -460,11 +461,7 @@ def test_user_functions_that_fail_name_the_element(make, words, no_stepping):
     """User functions run once symbolically when the system compiles: an exception, a wrong
     size, a wrong signature or a foreign symbol becomes a problem naming the element and the
     function."""
-    s, b, hinge = crank()
-    add(s, make(s, b, hinge))
-    problems = refused(s)
-    assert_named(problems, words)
-    assert len(problems) == 1
+    assert_single_problem(make, words)
 
 
 class _Floor(nd.UnilateralConstraint):
@@ -503,11 +500,7 @@ class _Floor(nd.UnilateralConstraint):
 def test_not_finite_at_the_initial_state(make, words, no_stepping):
     """After compiling, phi, its derivatives, the gaps and every element's force are
     evaluated at the initial state; an element whose output is not finite is named."""
-    s, b, hinge = crank()
-    add(s, make(s, b, hinge))
-    problems = refused(s)
-    assert_named(problems, words)
-    assert len(problems) == 1
+    assert_single_problem(make, words)
 
 
 def test_the_initial_state_is_checked_at_t0():
