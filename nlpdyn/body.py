@@ -6,19 +6,15 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
+from .checks import (as_array, as_number, as_vector, is_number, name_problems, show,
+                     vector_problems)
 from .rotations import from_rotation_matrix, normalised_rotation_matrix, rotation_matrix
 
 
-def _orientation_to_p(orientation) -> np.ndarray:
-    arr = np.asarray(orientation, dtype=float)
-    if arr.shape == (3, 3):
-        return from_rotation_matrix(arr)
-    return arr.reshape(-1)
-
-
-def _inertia_matrix(inertia) -> np.ndarray:
-    arr = np.asarray(inertia, dtype=float)
-    return np.diag(arr) if arr.shape == (3,) else arr
+def _inertia_matrix(inertia):
+    """Principal moments (3,) become a diagonal matrix; anything else is kept as given."""
+    arr = as_array(inertia)
+    return np.diag(arr) if isinstance(arr, np.ndarray) and arr.shape == (3,) else arr
 
 
 @dataclass(eq=False)
@@ -54,43 +50,57 @@ class RigidBody:
     is_ground = False
 
     def __post_init__(self):
-        self.mass = float(self.mass)
+        # numbers are converted defensively: problems() reports what is not numbers
+        self.mass = as_number(self.mass)
         self.inertia = _inertia_matrix(self.inertia)
-        self.position = np.asarray(self.position, dtype=float).reshape(-1)
-        given = np.asarray(self.orientation, dtype=float)
-        self._orientation_matrix = given if given.shape == (3, 3) else None
-        self.orientation = _orientation_to_p(self.orientation)
-        self.velocity = np.asarray(self.velocity, dtype=float).reshape(-1)
-        self.angular_velocity = np.asarray(self.angular_velocity, dtype=float).reshape(-1)
+        self.position = as_vector(self.position)
+        given = as_array(self.orientation)
+        is_matrix = isinstance(given, np.ndarray) and given.shape == (3, 3)
+        self._orientation_matrix = given if is_matrix else None
+        if is_matrix:
+            self.orientation = (from_rotation_matrix(given) if np.all(np.isfinite(given))
+                                else np.full(4, np.nan))
+        else:
+            self.orientation = as_vector(given)
+        self.velocity = as_vector(self.velocity)
+        self.angular_velocity = as_vector(self.angular_velocity)
+
+    @property
+    def label(self) -> str:
+        return f"body '{self.name}'"
 
     def problems(self) -> list[str]:
         """Every problem with this body's data (empty when valid)."""
-        out = []
-        tag = f"body '{self.name}'"
-        if not np.isfinite(self.mass) or self.mass <= 0:
-            out.append(f"{tag}: mass must be positive and finite, got {self.mass}")
-        if self.inertia.shape != (3, 3) or not np.all(np.isfinite(self.inertia)):
-            out.append(f"{tag}: inertia must be 3 principal moments or a 3x3 matrix")
+        tag = self.label
+        out = name_problems(tag, self.name)
+        if not (is_number(self.mass) and self.mass > 0):
+            out.append(f"{tag}: mass must be positive and finite, got {show(self.mass)}")
+        I = self.inertia
+        if not (isinstance(I, np.ndarray) and I.shape == (3, 3) and np.all(np.isfinite(I))):
+            out.append(f"{tag}: inertia must be 3 principal moments or a 3x3 matrix of finite "
+                       f"numbers, got {show(I)}")
         else:
-            if not np.allclose(self.inertia, self.inertia.T, rtol=0, atol=1e-12 * np.abs(self.inertia).max()):
+            if not np.allclose(I, I.T, rtol=0, atol=1e-12 * np.abs(I).max()):
                 out.append(f"{tag}: inertia matrix is not symmetric")
-            eig = np.linalg.eigvalsh(0.5 * (self.inertia + self.inertia.T))
+            eig = np.linalg.eigvalsh(0.5 * (I + I.T))
             if eig.min() <= 0:
                 out.append(f"{tag}: inertia must be positive definite, eigenvalues {eig}")
             elif eig[0] + eig[1] < eig[2] * (1 - 1e-9):
                 out.append(f"{tag}: principal moments {eig} violate the triangle inequality")
-        for label, arr, n in (("position", self.position, 3), ("velocity", self.velocity, 3),
-                              ("angular_velocity", self.angular_velocity, 3),
-                              ("orientation", self.orientation, 4)):
-            if arr.shape != (n,) or not np.all(np.isfinite(arr)):
-                out.append(f"{tag}: {label} must be {n} finite numbers, got {arr.tolist()}")
+        for label in ("position", "velocity", "angular_velocity"):
+            out += vector_problems(tag, label, getattr(self, label))
         A = self._orientation_matrix
-        if A is not None and (not np.all(np.isfinite(A)) or not np.allclose(A.T @ A, np.eye(3), atol=1e-9)
-                              or np.linalg.det(A) < 0):
-            out.append(f"{tag}: orientation matrix must be a proper rotation (A^T A = I, det A = 1)")
-        elif self.orientation.shape == (4,) and abs(np.linalg.norm(self.orientation) - 1) > 1e-6:
-            out.append(f"{tag}: orientation Euler parameters must have unit norm, "
-                       f"|p| = {np.linalg.norm(self.orientation):.9g}")
+        if A is not None:
+            if not np.all(np.isfinite(A)) or not np.allclose(A.T @ A, np.eye(3), atol=1e-9) \
+                    or np.linalg.det(A) < 0:
+                out.append(f"{tag}: orientation matrix must be a proper rotation "
+                           "(A^T A = I, det A = 1)")
+        else:
+            shape_problems = vector_problems(tag, "orientation", self.orientation, 4)
+            out += shape_problems
+            if not shape_problems and abs(np.linalg.norm(self.orientation) - 1) > 1e-6:
+                out.append(f"{tag}: orientation Euler parameters must have unit norm, "
+                           f"|p| = {np.linalg.norm(self.orientation):.9g}")
         return out
 
     @property

@@ -1,31 +1,34 @@
 """System: holds bodies and elements, validates them, compiles them once into CasADi functions."""
 from __future__ import annotations
 
+import types
 from dataclasses import dataclass
 
 import casadi as ca
 import numpy as np
 
 from .body import BodyState, Ground, RigidBody, ground_state
+from .checks import (ModelError, as_number, as_vector, failure_reason, is_number, name_problems,
+                     show)
 from .forces.base import ForceElement
 from .forces.elements import Gravity
 from .joints.base import BilateralConstraint, Element, UnilateralConstraint, gap_law
 from .rotations import G_matrix
 
+# Names of built-in entries of the results (the gravity element), not available to users.
+RESERVED_NAMES = ("gravity",)
 
-class ModelError(ValueError):
-    """Invalid model data; the message lists every problem found, each naming its culprit."""
-
-    def __init__(self, problems: list[str]):
-        self.problems = list(problems)
-        super().__init__("invalid model:\n  - " + "\n  - ".join(self.problems))
+NOT_FINITE_HINT = ("(a value outside a function's domain, or a math/numpy function applied to "
+                   "a CasADi symbol: use ca.sqrt, ca.exp, ...)")
 
 
 class System:
     """A multibody system: bodies, constraints (joints, drivers, gaps) and force elements.
 
     Declare, compile, run: elements are added, :meth:`compile` validates and builds the
-    CasADi functions once, and the system is locked afterwards.
+    CasADi functions, and no body or element can be added afterwards. Parameters may still
+    be changed (a body's mass, a spring's stiffness, ...): the next :meth:`compile` (every
+    ``simulate`` and ``Stepper`` calls it) sees the change and validates and builds again.
 
     Example
     -------
@@ -37,13 +40,14 @@ class System:
     """
 
     def __init__(self, gravity=(0.0, 0.0, -9.81)):
-        self.gravity = np.asarray(gravity, dtype=float)
+        self.gravity = as_vector(gravity)
         self.ground = Ground()
         self.bodies: list[RigidBody] = []
         self.constraints: list[BilateralConstraint] = []
         self.gaps: list[UnilateralConstraint] = []
         self.forces: list[ForceElement] = []
         self._compiled = None
+        self._fingerprint = None
 
     # ---------------------------------------------------------------- declaration
     def _check_open(self):
@@ -83,54 +87,185 @@ class System:
                 return b
         raise KeyError(f"no body named {name!r}; bodies: {[b.name for b in self.bodies]}")
 
+    @property
+    def elements(self) -> list[Element]:
+        return [*self.constraints, *self.gaps, *self.forces]
+
     # ---------------------------------------------------------------- validation
     def _name_elements(self):
         counts: dict[str, int] = {}
-        for el in [*self.constraints, *self.gaps, *self.forces]:
+        for el in self.elements:
             if el.name is None:
                 base = type(el).__name__.lower()
                 counts[base] = counts.get(base, 0) + 1
                 el.name = f"{base}{counts[base]}"
 
-    def validate(self) -> None:
-        """Check every body and element; raise :class:`ModelError` listing all problems."""
+    def _name_problems(self) -> list[str]:
+        """Names are one namespace (bodies, the ground, elements, the built-in gravity)."""
+        out = []
+        bodies = [b.name for b in self.bodies if isinstance(b.name, str)]
+        for n in sorted({n for n in bodies if bodies.count(n) > 1}):
+            out.append(f"body name '{n}' is used more than once")
+        if self.ground.name in bodies:
+            out.append(f"body name '{self.ground.name}' is reserved for the ground")
+        elements = [e.name for e in self.elements if isinstance(e.name, str)]
+        for n in sorted({n for n in elements if elements.count(n) > 1}):
+            out.append(f"element name '{n}' is used more than once")
+        for owner in [*self.bodies, *self.elements]:
+            if owner.name in RESERVED_NAMES:
+                out.append(f"{owner.label}: the name '{owner.name}' is reserved for the "
+                           "built-in gravity element")
+        for el in self.elements:
+            if el.name == self.ground.name or el.name in bodies:
+                out.append(f"{el.label}: the name '{el.name}' is already a body's; names of "
+                           "bodies and elements must differ")
+        return out
+
+    def _check(self) -> tuple[list[str], set[int]]:
+        """(every problem with the model's data, ids of the bodies and elements that have one)."""
         self._name_elements()
         problems: list[str] = []
+        invalid: set[int] = set()
         if not self.bodies:
             problems.append("the system has no bodies")
-        if self.gravity.shape != (3,) or not np.all(np.isfinite(self.gravity)):
-            problems.append(f"gravity must be 3 finite numbers, got {self.gravity.tolist()}")
-        names = [b.name for b in self.bodies]
-        for n in sorted({n for n in names if names.count(n) > 1}):
-            problems.append(f"body name '{n}' is used more than once")
-        if self.ground.name in names:
-            problems.append(f"body name '{self.ground.name}' is reserved for the ground")
+        if not (isinstance(self.gravity, np.ndarray) and self.gravity.shape == (3,)
+                and np.all(np.isfinite(self.gravity))):
+            problems.append(f"gravity must be 3 finite numbers, got {show(self.gravity)}")
+        problems += self._name_problems()
         for b in self.bodies:
-            problems += b.problems()
-        elements = [*self.constraints, *self.gaps, *self.forces]
-        el_names = [e.name for e in elements]
-        for n in sorted({n for n in el_names if el_names.count(n) > 1}):
-            problems.append(f"element name '{n}' is used more than once")
+            found = _own_problems(b)
+            problems += found
+            if found:
+                invalid.add(id(b))
         known = {id(b) for b in self.bodies} | {id(self.ground)}
-        for el in elements:
-            problems += el.problems()
+        joints = {id(j) for j in self.constraints}
+        for el in self.elements:
+            found = _own_problems(el)
             for b in el.bodies:
                 if isinstance(b, RigidBody) and id(b) not in known:
-                    problems.append(f"{el.label}: body '{b.name}' is not part of this system")
+                    found.append(f"{el.label}: body '{b.name}' is not part of this system")
+            # a driver acts through its joint's equations: the joint must be in the system
+            joint = getattr(el, "joint", None)
+            if isinstance(el, BilateralConstraint) and isinstance(joint, Element) \
+                    and id(joint) not in joints:
+                found.append(f"{el.label}: its {joint.label} is not part of this system "
+                             "(add it with add_joint)")
+            problems += found
+            if found:
+                invalid.add(id(el))
+        return problems, invalid
+
+    def validate(self) -> None:
+        """Check every body's and element's data; raise :class:`ModelError` listing all
+        problems. :meth:`compile` also reports user functions that fail and values that are
+        not finite at the initial state."""
+        problems, _ = self._check()
         if problems:
             raise ModelError(problems)
 
     # ---------------------------------------------------------------- compilation
-    def compile(self) -> "CompiledSystem":
-        """Validate, then build the CasADi functions (once; later calls return the same object)."""
-        if self._compiled is None:
-            self.validate()
-            self._compiled = CompiledSystem(self)
-        return self._compiled
+    def compile(self, t0: float = 0.0) -> "CompiledSystem":
+        """Validate, build the CasADi functions and check them at the initial state (t0).
+
+        Raises :class:`ModelError` listing every problem: invalid data, user functions that
+        fail or return the wrong size, equations, gaps or forces that are not finite at the
+        initial state. Built once: later calls return the same object unless a parameter of
+        a body or an element changed since (a fingerprint of all of them is compared), in
+        which case the system is validated and built again.
+        """
+        compiled = self._compiled
+        if compiled is None or self._fingerprint != _fingerprint(self):
+            problems, invalid = self._check()
+            compiled = CompiledSystem(self, problems, invalid)
+        problems = compiled.initial_problems(t0)
+        if problems:
+            raise ModelError(problems)
+        if compiled is not self._compiled:
+            self._compiled, self._fingerprint = compiled, _fingerprint(self)
+        return compiled
 
     @property
     def is_compiled(self) -> bool:
         return self._compiled is not None
+
+
+def _hashes(*symbols) -> set[int]:
+    return {x.element_hash() for s in symbols for x in ca.symvar(s)}
+
+
+def _attempt(el, problems, build):
+    """build(), or None with a problem naming ``el`` added to ``problems`` when it fails."""
+    try:
+        return build()
+    except ModelError as err:
+        problems.extend(err.problems)
+    except Exception as err:
+        problems.append(f"{el.label}: building its expressions failed: {failure_reason(err)}")
+    return None
+
+
+def _own_problems(owner) -> list[str]:
+    """owner.problems(), and the owner's name; a check that fails is itself a problem."""
+    try:
+        found = list(owner.problems())
+    except Exception as err:
+        found = [f"{owner.label}: checking its data failed: {failure_reason(err)}"]
+    if isinstance(owner, Element):          # bodies check their names themselves
+        found = name_problems(owner.label, owner.name) + found
+    return found
+
+
+# ---------------------------------------------------------------- parameter fingerprint
+class _Same:
+    """Compares by identity: functions and CasADi symbols, whose content cannot be compared."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, _Same) and other.obj is self.obj
+
+
+_BY_IDENTITY = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, ca.SX, ca.MX,
+                ca.Function, type)
+
+
+def _snapshot(value, seen):
+    """A comparable copy of ``value`` and of everything it holds (attributes, items)."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return ("bool", bool(value))
+    if isinstance(value, (int, np.integer)):
+        return ("int", int(value))
+    if isinstance(value, (float, np.floating)):
+        return ("float", float(value).hex())
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind == "O":
+            return ("array", value.shape, tuple(_snapshot(x, seen) for x in value.ravel()))
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, ca.DM):
+        return ("DM", value.shape, value.full().tobytes())
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_snapshot(x, seen) for x in value))
+    if isinstance(value, dict):
+        return ("dict", tuple((_snapshot(k, seen), _snapshot(v, seen)) for k, v in value.items()))
+    if isinstance(value, _BY_IDENTITY) or not hasattr(value, "__dict__"):
+        return _Same(value)
+    if id(value) in seen:
+        return ("seen", seen[id(value)])
+    seen[id(value)] = len(seen)
+    # ``_cache``: data an element derives from its parameters, not a parameter
+    return (_Same(type(value)), tuple((k, _snapshot(v, seen)) for k, v in vars(value).items()
+                                      if k != "_cache"))
+
+
+def _fingerprint(system: System):
+    """Everything the compiled functions depend on, to tell whether a parameter changed."""
+    return _snapshot((system.gravity, system.ground, system.bodies, system.constraints,
+                      system.gaps, system.forces), {})
 
 
 @dataclass
@@ -162,7 +297,10 @@ class CompiledSystem:
     ``potential(t, q)``, ``velocity_jacobian(q, t)`` (Pi, rows of d/dt Phi = Pi v).
     """
 
-    def __init__(self, system: System):
+    def __init__(self, system: System, problems=(), invalid=frozenset()):
+        """Build the functions of ``system``. ``problems``: those its validation found (they
+        are raised with the ones met here); ``invalid``: ids of the bodies and elements they
+        concern, whose expressions are not built."""
         self.system = system
         bodies = system.bodies
         for i, b in enumerate(bodies):
@@ -170,10 +308,15 @@ class CompiledSystem:
         self.bodies = bodies
         self.n_bodies = len(bodies)
         self.nq, self.nv = 7 * self.n_bodies, 6 * self.n_bodies
+        problems = list(problems)
+
+        def buildable(el):
+            return id(el) not in invalid and not any(id(b) in invalid for b in el.bodies)
 
         q = ca.SX.sym("q", self.nq)
         v = ca.SX.sym("v", self.nv)
         t = ca.SX.sym("t")
+        self._symbols = _hashes(q, v, t)
         self._states = {id(system.ground): ground_state(system.ground)}
         for b in bodies:
             k = b.index
@@ -182,13 +325,10 @@ class CompiledSystem:
 
         # Bilateral constraints.
         rows, self.constraint_rows, start = [], [], 0
-        for el in system.constraints:
-            expr = ca.vec(ca.SX(el.equations(self.states_of(el), t)))
-            if el.n_equations is None:
-                el.n_equations = expr.numel()
-            if expr.numel() != el.n_equations:
-                raise ModelError([f"{el.label}: returned {expr.numel()} equations, "
-                                  f"expected {el.n_equations}"])
+        for el in filter(buildable, system.constraints):
+            expr = _attempt(el, problems, lambda: self._equations(el, t))
+            if expr is None:
+                continue
             rows.append(expr)
             self.constraint_rows.append(ElementRows(el.name, el, start, start + expr.numel()))
             start += expr.numel()
@@ -197,57 +337,55 @@ class CompiledSystem:
 
         # Unilateral gaps, each the law of its contact coordinates: g = d (flat) or
         # g = radius - |d| (round); see UnilateralConstraint.
-        coords, self.gap_rows, self.gap_laws, problems = [], [], [], []
+        coords, self.gap_rows, self.gap_laws, points = [], [], [], []
         n_d = 0
-        for el in system.gaps:
-            pairs = el.contact_coordinates(self.states_of(el))
+        for el in filter(buildable, system.gaps):
+            built = _attempt(el, problems, lambda: self._contact_coordinates(el))
+            if built is None:
+                continue
+            pairs, el_points = built
             start = len(self.gap_laws)
             for d, radius in pairs:
-                d = ca.vec(ca.SX(d))
-                if radius is None and d.numel() != 1:
-                    problems.append(f"{el.label}: a flat gap needs one contact coordinate, got {d.numel()}")
-                if radius is not None and not (np.isfinite(radius) and radius > 0):
-                    problems.append(f"{el.label}: a round gap needs a radius > 0, got {radius}")
                 coords.append(d)
-                self.gap_laws.append((n_d, n_d + d.numel(), None if radius is None else float(radius)))
+                self.gap_laws.append((n_d, n_d + d.numel(), radius))
                 n_d += d.numel()
             self.gap_rows.append(ElementRows(el.name, el, start, len(self.gap_laws)))
-        if problems:
-            raise ModelError(problems)
+            points.append(el_points)
         d_all = ca.vertcat(*coords) if coords else ca.SX(0, 1)
         self.n_gap, self.n_coordinates = len(self.gap_laws), n_d
         gap = self.gap_of_coordinates(d_all)
 
         # Applied forces and gyroscopic terms: Q_A - S, split by where each element is
         # evaluated (start of step: explicit, end of step: implicit); memory z per element.
-        gravity = Gravity(bodies, system.gravity)
-        self.force_elements = [gravity, *system.forces]
-        z = ca.SX.sym("z", sum(el.history_size for el in self.force_elements))
+        # Gravity is built once the bodies' data is known to be valid.
+        elements = [] if problems else [Gravity(bodies, system.gravity)]
+        elements += filter(buildable, system.forces)
+        history_sizes = [_attempt(el, problems, lambda: int(el.history_size)) for el in elements]
+        self.force_elements = [el for el, size in zip(elements, history_sizes) if size is not None]
+        z = ca.SX.sym("z", sum(size for size in history_sizes if size is not None))
+        self._symbols |= _hashes(z)
         self.n_history = z.numel()
         self.history_rows, z_next, start = [], [], 0
         Q = {"explicit": ca.SX.zeros(self.nv), "implicit": ca.SX.zeros(self.nv)}
         element_Q, element_V = [], []
         potential = ca.SX(0)
         for el in self.force_elements:
-            states = self.states_of(el)
             memory = z[start:start + el.history_size] if el.history_size else None
             if el.history_size:
                 self.history_rows.append(ElementRows(el.name, el, start, start + el.history_size))
-                z_next.append(ca.vec(ca.SX(el.next_history(states, t, memory))))
                 start += el.history_size
-            wrenches = el.wrenches(states, t, memory) if el.history_size else el.wrenches(states, t)
-            Q_el = ca.SX.zeros(self.nv)
-            for b, (f, n) in zip(el.bodies, wrenches):
-                if b.is_ground:
-                    continue
-                k = b.index
-                Q_el[6 * k:6 * k + 3] += f
-                Q_el[6 * k + 3:6 * k + 6] += n
+            built = _attempt(el, problems, lambda: self._force_terms(el, t, memory))
+            if built is None:
+                continue
+            Q_el, V_el, el_next = built
+            if el.history_size:
+                z_next.append(el_next)
             Q[el.evaluation] += Q_el
             element_Q.append(Q_el)
-            pe = el.potential_energy(states, t)
-            element_V.append(ca.SX(0) if pe is None else ca.SX(pe))
-            potential += element_V[-1]
+            element_V.append(V_el)
+            potential += V_el
+        if problems:
+            raise ModelError(problems)
         self.implicit_elements = [el.name for el in self.force_elements if el.evaluation == "implicit"]
         M = np.zeros((self.nv, self.nv))
         S = ca.SX.zeros(self.nv)
@@ -286,7 +424,6 @@ class CompiledSystem:
         self.contact_coordinates = fn("contact_coordinates", [("q", q)], {"d": d_all})
         self.contact_coordinates_q = fn("contact_coordinates_q", [("q", q)],
                                         {"d_q": ca.jacobian(d_all, q)})
-        points = [ca.SX(el.contact_points(self.states_of(el))) for el in system.gaps]
         self.contact_points = fn("contact_points", [("q", q)],
                                  {"points": ca.vertcat(*points) if points else ca.SX(0, 3)})
         tqvz = [("t", t), ("q", q), ("v", v), ("z", z)]
@@ -310,6 +447,99 @@ class CompiledSystem:
         self.energy = fn("energy", [("t", t), ("q", q), ("v", v)], {"E": kinetic + potential})
         self.q_sym, self.v_sym, self.t_sym, self.z_sym = q, v, t, z
         self.phi_expr, self.gap_expr = phi, gap
+
+    # ---------------------------------------------------------------- element expressions
+    def _equations(self, el, t):
+        expr = ca.vec(ca.SX(el.equations(self.states_of(el), t)))
+        if el.n_equations is None:
+            el.n_equations = expr.numel()
+        if expr.numel() != el.n_equations:
+            raise ModelError([f"{el.label}: returned {expr.numel()} equations, "
+                              f"expected {el.n_equations}"])
+        self._require_own_symbols(el, expr)
+        return expr
+
+    def _contact_coordinates(self, el):
+        """([(d, radius or None)], contact points) of a gap element."""
+        states = self.states_of(el)
+        pairs, problems = [], []
+        for d, radius in el.contact_coordinates(states):
+            d = ca.vec(ca.SX(d))
+            if radius is None and d.numel() != 1:
+                problems.append(f"{el.label}: a flat gap needs one contact coordinate, got {d.numel()}")
+            if radius is not None:
+                radius = as_number(radius)
+                if not (is_number(radius) and radius > 0):
+                    problems.append(f"{el.label}: a round gap needs a radius > 0, got {show(radius)}")
+            pairs.append((d, radius))
+        if problems:
+            raise ModelError(problems)
+        points = ca.SX(el.contact_points(states))
+        self._require_own_symbols(el, points, *(d for d, _ in pairs))
+        return pairs, points
+
+    def _force_terms(self, el, t, memory):
+        """(Q of the element, its potential energy, its next memory or None)."""
+        states = self.states_of(el)
+        z_next = ca.vec(ca.SX(el.next_history(states, t, memory))) if el.history_size else None
+        wrenches = el.wrenches(states, t, memory) if el.history_size else el.wrenches(states, t)
+        Q_el = ca.SX.zeros(self.nv)
+        for b, (f, n) in zip(el.bodies, wrenches):
+            if b.is_ground:
+                continue
+            k = b.index
+            Q_el[6 * k:6 * k + 3] += f
+            Q_el[6 * k + 3:6 * k + 6] += n
+        pe = el.potential_energy(states, t)
+        V_el = ca.SX(0) if pe is None else ca.SX(pe)
+        self._require_own_symbols(el, Q_el, V_el, *([] if z_next is None else [z_next]))
+        return Q_el, V_el, z_next
+
+    def _require_own_symbols(self, el, *exprs):
+        """Raise ModelError when an element's expressions hold symbols other than the
+        system's q, v, t, z (made with ca.SX.sym instead of taken from the states)."""
+        foreign = {s.name() for e in exprs for s in ca.symvar(e)
+                   if s.element_hash() not in self._symbols}
+        if foreign:
+            raise ModelError([f"{el.label}: its expressions hold symbols {sorted(foreign)} that "
+                              "are not the system's: build them from the states and t passed in"])
+
+    # ---------------------------------------------------------------- initial state
+    def initial_problems(self, t0: float = 0.0) -> list[str]:
+        """Every element whose equations, gaps or forces (or the derivatives the stepper
+        uses) are not finite at the initial state: t0, the bodies' initial q and v, the
+        elements' initial memory."""
+        q, v = self.initial_state()
+        z = self.initial_history()
+        at = f"not finite at the initial state (t = {t0:g}) {NOT_FINITE_HINT}"
+        out = []
+        phi = {"equations": np.asarray(self.phi(q, t0)),
+               "Jacobian": np.asarray(self.phi_q(q, t0)),
+               "time derivative": np.asarray(self.phi_t(q, t0))}
+        for r in self.constraint_rows:
+            bad = [name for name, arr in phi.items() if not np.isfinite(arr[r.start:r.stop]).all()]
+            if bad:
+                out.append(f"{r.element.label}: {', '.join(bad)} {at}")
+        gaps = np.asarray(self.gap(q)).ravel()
+        gap_jac = np.asarray(self.gap_q(q))
+        coord_jac = np.asarray(self.contact_coordinates_q(q))
+        for r in self.gap_rows:
+            coords = slice(self.gap_laws[r.start][0], self.gap_laws[r.stop - 1][1]) if r.size \
+                else slice(0, 0)
+            if not (np.isfinite(gaps[r.start:r.stop]).all() and np.isfinite(gap_jac[r.start:r.stop]).all()
+                    and np.isfinite(coord_jac[coords]).all()):
+                out.append(f"{r.element.label}: gaps or their gradients are not finite at the "
+                           "initial configuration (a norm at 0? write a round gap as "
+                           "(d, radius) in contact_coordinates)")
+        Q = np.asarray(self.element_forces(t0, q, v, z))
+        V = np.asarray(self.element_potentials(t0, q)).ravel()
+        for j, el in enumerate(self.force_elements):
+            bad = [name for name, ok in (("force", np.isfinite(Q[:, j]).all()),
+                                         ("potential energy", np.isfinite(V[j])))
+                   if not ok]
+            if bad:
+                out.append(f"{el.label}: {', '.join(bad)} {at}")
+        return out
 
     # ---------------------------------------------------------------- helpers
     def gap_of_coordinates(self, d):

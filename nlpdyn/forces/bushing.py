@@ -11,6 +11,7 @@ from numbers import Real
 import casadi as ca
 import numpy as np
 
+from ..checks import as_array, as_vector, vector_problems
 from ..rotations import from_rotation_matrix, quaternion_product
 from .base import ForceElement
 from .contact_laws import ContactLaw, LinearBushing
@@ -76,6 +77,8 @@ def _direction_laws(value, label):
     """Three per-axis laws from a number, a law, or three of either; (laws, problems)."""
     if isinstance(value, ContactLaw):
         items = [value] * 3
+    elif isinstance(value, (str, bytes)) or value is None:
+        return (), [f"{label} must be a number, a ContactLaw or 3 of them, got {value!r}"]
     elif isinstance(value, Real) or (isinstance(value, np.ndarray) and value.ndim == 0):
         items = [float(value)] * 3
     else:
@@ -93,7 +96,8 @@ def _direction_laws(value, label):
                 problems.append(f"{label}[{i}] ({type(item).__name__}) needs an impact "
                                 "velocity; bushings take memoryless laws (e.g. TabulatedBushing)")
             laws.append(item)
-        elif isinstance(item, Real) and np.isfinite(item) and item >= 0:
+        elif isinstance(item, Real) and not isinstance(item, (bool, np.bool_)) \
+                and np.isfinite(item) and item >= 0:
             laws.append(LinearBushing(float(item)))
         else:
             problems.append(f"{label}[{i}] must be a finite number >= 0 or a ContactLaw, "
@@ -104,14 +108,11 @@ def _direction_laws(value, label):
 
 def _damping(value, label):
     """Three per-axis damping coefficients from a number or 3 of them; (array, problems)."""
-    try:
-        arr = np.asarray(value, dtype=float)
-        arr = np.broadcast_to(arr, (3,)).copy() if arr.size in (1, 3) else None
-    except (TypeError, ValueError):
-        arr = None
-    if arr is None or not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        return np.zeros(3), [f"{label} must be a number >= 0 or 3 of them, got {value!r}"]
-    return arr, []
+    arr = as_array(value)
+    if isinstance(arr, np.ndarray) and arr.size in (1, 3) and np.all(np.isfinite(arr)) \
+            and np.all(arr >= 0):
+        return np.broadcast_to(arr.reshape(-1), (3,)).copy(), []
+    return np.zeros(3), [f"{label} must be a number >= 0 or 3 of them, got {value!r}"]
 
 
 class Bushing(ForceElement):
@@ -177,8 +178,8 @@ class Bushing(ForceElement):
                  rotational_damping=0.0, axes=None, name=None):
         self.parent, self.child = parent, child
         self.bodies = (parent, child)
-        self.point = np.asarray(point, dtype=float).reshape(-1)
-        self.axes = np.eye(3) if axes is None else np.asarray(axes, dtype=float)
+        self.point = as_vector(point)
+        self.axes = np.eye(3) if axes is None else as_array(axes)
         self.name = name
         self.laws, p1 = _direction_laws(stiffness, "stiffness")
         self.rotational_laws, p2 = _direction_laws(rotational_stiffness, "rotational_stiffness")
@@ -189,17 +190,16 @@ class Bushing(ForceElement):
     # ------------------------------------------------------------------ validation
     def problems(self):
         out = super().problems() + [f"{self.label}: {m}" for m in self._input_problems]
-        if self.point.shape != (3,) or not np.all(np.isfinite(self.point)):
-            out.append(f"{self.label}: point must be 3 finite numbers, got {self.point.tolist()}")
-        if self.axes.shape != (3, 3) or not np.all(np.isfinite(self.axes)) or \
+        out += vector_problems(self.label, "point", self.point)
+        if not isinstance(self.axes, np.ndarray) or self.axes.shape != (3, 3) or \
+                not np.all(np.isfinite(self.axes)) or \
                 not np.allclose(self.axes @ self.axes.T, np.eye(3), atol=1e-9) or \
                 np.linalg.det(self.axes) < 0:
             out.append(f"{self.label}: axes must be 3 orthonormal right-handed rows (unit "
                        "vectors, global frame)")
-        for group in (self.laws, self.rotational_laws):
-            for law in group:
-                if law is not None:
-                    out += law.problems(self.label)
+        laws = {id(law): law for law in (*self.laws, *self.rotational_laws) if law is not None}
+        for law in laws.values():       # a law given for several axes is checked once
+            out += law.problems(self.label)
         return out
 
     # ------------------------------------------------------------------ geometry

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import casadi as ca
 import numpy as np
 
+from ..checks import as_number, as_vector, is_number
+
 __all__ = ["ContactLaw", "Hertz", "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira",
            "LinearBushing", "TabulatedBushing", "Blended"]
 
@@ -83,13 +85,8 @@ def _hysteresis(delta_dot, impact_velocity, restitution, guard):
 # ------------------------------------------------------------------ parameter checks
 def _real(x):
     """float(x) if x is a finite real number, else None."""
-    if isinstance(x, (bool, np.bool_)):
-        return None
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return v if np.isfinite(v) else None
+    v = as_number(x)
+    return v if is_number(v) else None
 
 
 def _check(out, owner, name, value, ok, expected):
@@ -446,8 +443,9 @@ class TabulatedBushing(ContactLaw):
 
     def __post_init__(self):
         for name in ("displacements", "forces"):
-            value = np.asarray(getattr(self, name), dtype=float).ravel()
-            object.__setattr__(self, name, tuple(float(v) for v in value))
+            value = as_vector(getattr(self, name))
+            if isinstance(value, np.ndarray):   # else kept as given, for problems()
+                object.__setattr__(self, name, tuple(float(v) for v in value))
 
     def _pieces(self):
         x, f = np.array(self.displacements), np.array(self.forces)
@@ -472,6 +470,10 @@ class TabulatedBushing(ContactLaw):
 
     def problems(self, owner):
         x, f = self.displacements, self.forces
+        tables = [(name, value) for name, value in (("displacements", x), ("forces", f))
+                  if not (isinstance(value, tuple) and all(isinstance(v, float) for v in value))]
+        if tables:
+            return [f"{owner}: {name} must be numbers, got {value!r}" for name, value in tables]
         if len(x) != len(f) or len(x) < 2:
             return [f"{owner}: displacements and forces must be tables of equal length >= 2, "
                     f"got {len(x)} and {len(f)}"]

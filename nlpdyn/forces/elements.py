@@ -5,17 +5,22 @@ import casadi as ca
 import numpy as np
 
 from ..body import RigidBody
+from ..checks import (as_number, as_vector, call_user_function, is_vector, number_problems, show,
+                      signature_problems, vector_problems)
 from .base import ForceElement, point_wrench
 
 
-def _load(value, label, owner):
-    """A constant 3-vector or a callable (t, state) -> 3-vector."""
-    if value is None or callable(value):
-        return value, []
-    arr = np.asarray(value, dtype=float).reshape(-1)
-    if arr.shape != (3,) or not np.all(np.isfinite(arr)):
-        return None, [f"{owner}: {label} must be 3 finite numbers or a callable (t, state)"]
-    return (lambda t, state, arr=arr: ca.DM(arr)), []
+def _load(value):
+    """A load as given: None, a callable (t, state) -> 3-vector, or a constant 3-vector."""
+    return value if value is None or callable(value) else as_vector(value)
+
+
+def _load_problems(owner, name, value) -> list[str]:
+    if value is None or is_vector(value):
+        return []
+    if callable(value):
+        return signature_problems(owner, name, value, ["t", "state"])
+    return [f"{owner}: {name} must be 3 finite numbers or a callable (t, state), got {show(value)}"]
 
 
 class Gravity(ForceElement):
@@ -54,26 +59,35 @@ class PointForce(ForceElement):
 
     def __init__(self, body: RigidBody, point=None, force=None, torque=None, name=None):
         self.bodies = (body,)
-        self.point = None if point is None else np.asarray(point, dtype=float)
+        self.point = None if point is None else as_vector(point)
         self.name = name
-        self._force, p1 = _load(force, "force", self.label)
-        self._torque, p2 = _load(torque, "torque", self.label)
-        self._input_problems = p1 + p2
+        self.force = _load(force)
+        self.torque = _load(torque)
 
     def problems(self):
-        out = super().problems() + self._input_problems
-        if self._force is None and self._torque is None:
+        out = super().problems()
+        if self.point is not None:
+            out += vector_problems(self.label, "point", self.point)
+        out += _load_problems(self.label, "force", self.force)
+        out += _load_problems(self.label, "torque", self.torque)
+        if self.force is None and self.torque is None:
             out.append(f"{self.label}: give a force, a torque or both")
         return out
+
+    def _load_at(self, name, t, state):
+        value = getattr(self, name)
+        if callable(value):
+            return call_user_function(self.label, name, value, (t, state), size=3)
+        return ca.DM(value)
 
     def wrenches(self, states, t, history=None):
         (state,) = states
         body = self.bodies[0]
         s_local = np.zeros(3) if self.point is None else body.local_point(self.point)
-        f = ca.DM.zeros(3) if self._force is None else ca.vec(self._force(t, state))
+        f = ca.DM.zeros(3) if self.force is None else self._load_at("force", t, state)
         _, n = point_wrench(state, s_local, f)
-        if self._torque is not None:
-            n = n + state.A.T @ ca.vec(self._torque(t, state))
+        if self.torque is not None:
+            n = n + state.A.T @ self._load_at("torque", t, state)
         return [(f, n)]
 
 
@@ -89,21 +103,25 @@ class SpringDamper(ForceElement):
     def __init__(self, body_a, point_a, body_b, point_b, stiffness, damping=0.0,
                  free_length=None, name=None):
         self.bodies = (body_a, body_b)
-        self.point_a = np.asarray(point_a, dtype=float)
-        self.point_b = np.asarray(point_b, dtype=float)
-        self.stiffness = float(stiffness)
-        self.damping = float(damping)
-        self.free_length = (float(np.linalg.norm(self.point_b - self.point_a))
-                            if free_length is None else float(free_length))
+        self.point_a = as_vector(point_a)
+        self.point_b = as_vector(point_b)
+        self.stiffness = as_number(stiffness)
+        self.damping = as_number(damping)
+        if free_length is None and is_vector(self.point_a) and is_vector(self.point_b):
+            free_length = np.linalg.norm(self.point_b - self.point_a)
+        self.free_length = as_number(free_length)
         self.name = name
 
     def problems(self):
         out = super().problems()
-        if self.stiffness < 0 or self.damping < 0:
-            out.append(f"{self.label}: stiffness and damping must be >= 0")
-        if self.free_length < 0:
-            out.append(f"{self.label}: free_length must be >= 0")
-        if np.linalg.norm(self.point_b - self.point_a) < 1e-12:
+        points = []
+        for name in ("point_a", "point_b"):
+            points += vector_problems(self.label, name, getattr(self, name))
+        out += points
+        for name in ("stiffness", "damping") + (() if points else ("free_length",)):
+            out += number_problems(self.label, name, getattr(self, name), lambda x: x >= 0,
+                                   "a finite number >= 0")
+        if not points and np.linalg.norm(self.point_b - self.point_a) < 1e-12:
             out.append(f"{self.label}: the two points coincide; the line of action is undefined")
         return out
 

@@ -20,17 +20,10 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
+from ..checks import as_number, is_number
 from ..joints.base import check_unit
 from ..joints.ideal import Cylindrical, Prismatic, Revolute
 from .base import ForceElement, impact_memory
-
-
-def _number(value):
-    """float(value), or nan (reported by ``problems``) when it is not a number."""
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return float("nan")
 
 
 def _law_problems(owner, law):
@@ -51,11 +44,10 @@ class _JointStop(ForceElement):
 
     def __init__(self, joint, lower, upper, law, name=None):
         self.joint = joint
-        self.lower, self.upper = _number(lower), _number(upper)
-        self._given = (lower, upper)
+        self.lower, self.upper = as_number(lower), as_number(upper)
         self.law = law
-        self.parent, self.child = joint.parent, joint.child
-        self.bodies = (joint.parent, joint.child)
+        self.parent, self.child = getattr(joint, "parent", None), getattr(joint, "child", None)
+        self.bodies = (self.parent, self.child) if hasattr(joint, "parent") else ()
         self.name = name
 
     @property
@@ -72,9 +64,9 @@ class _JointStop(ForceElement):
         else:
             out += check_unit(self.joint.axis, "the joint's axis", self.label) \
                 if self.joint.axis is not None else [f"{self.label}: the joint has no axis"]
-        if not (np.isfinite(self.lower) and np.isfinite(self.upper)):
+        if not (is_number(self.lower) and is_number(self.upper)):
             out.append(f"{self.label}: lower and upper must be finite numbers, got "
-                       f"{self._given[0]!r} and {self._given[1]!r}")
+                       f"{self.lower!r} and {self.upper!r}")
         elif not self.lower < self.upper:
             out.append(f"{self.label}: lower ({self.lower}) must be < upper ({self.upper})")
         elif not self.lower <= 0 <= self.upper:
@@ -258,7 +250,7 @@ class RotationStop(_JointStop):
 
     def problems(self):
         out = super().problems()
-        if np.isfinite(self.lower) and np.isfinite(self.upper) and \
+        if is_number(self.lower) and is_number(self.upper) and \
                 (self.lower <= -np.pi or self.upper >= np.pi):
             out.append(f"{self.label}: limits must lie in (-pi, pi) rad, got "
                        f"[{self.lower}, {self.upper}]")

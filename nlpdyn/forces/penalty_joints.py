@@ -39,6 +39,7 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
+from ..checks import is_number, number_problems, vector_problems
 from ..joints.base import check_unit
 from ..joints.clearance import (CylindricalClearance, PrismaticClearance, RevoluteClearance,
                                 SphericalClearance)
@@ -117,10 +118,6 @@ def _law_problems(owner, law, label="law"):
     if not isinstance(law, ContactLaw):
         return [f"{owner}: {label} must be a ContactLaw, got {type(law).__name__}"]
     return law.problems(owner)
-
-
-def _finite(value):
-    return np.ndim(value) == 0 and np.isfinite(value)
 
 
 def _geometry_property(name):
@@ -269,10 +266,8 @@ class PenaltyClearanceJoint(ForceElement):
     # ------------------------------------------------------------ validation
     def problems(self):
         out = super().problems()
-        if self.point.shape != (3,) or not np.all(np.isfinite(self.point)):
-            out.append(f"{self.label}: point must be 3 finite numbers, got {self.point.tolist()}")
-        if not (_finite(self.clearance) and self.clearance >= 0):
-            out.append(f"{self.label}: clearance must be >= 0, got {self.clearance}")
+        out += vector_problems(self.label, "point", self.point)
+        out += number_problems(self.label, "clearance", self.clearance, lambda c: c >= 0, ">= 0")
         out += _law_problems(self.label, self.law)
         return out
 
@@ -328,8 +323,7 @@ class PenaltySphericalClearance(PenaltyClearanceJoint):
 
     def problems(self):
         out = super().problems()
-        if not (_finite(self.radius) and self.radius >= 0):
-            out.append(f"{self.label}: radius must be >= 0, got {self.radius}")
+        out += number_problems(self.label, "radius", self.radius, lambda r: r >= 0, ">= 0")
         return out
 
 
@@ -457,19 +451,17 @@ class PenaltyCylindricalClearance(PenaltyClearanceJoint):
     def problems(self):
         out = super().problems()
         out += check_unit(self.axis, "axis", self.label)
-        for label, value in (("radius", self.radius), ("length", self.length)):
-            if not (_finite(value) and value > 0):
-                out.append(f"{self.label}: {label} must be > 0, got {value}")
+        for label in ("radius", "length"):
+            out += number_problems(self.label, label, getattr(self, label), lambda x: x > 0, "> 0")
         if not self._strips_valid:
             out.append(f"{self.label}: n_strips must be an integer >= 1, got {self.n_strips!r}")
         offset = self.offset
-        if offset.shape != (3,) or not np.all(np.isfinite(offset)):
-            out.append(f"{self.label}: offset must be 3 finite numbers, got {offset.tolist()}")
-        elif not out and (abs(offset @ self.axis) > 1e-12
+        out += vector_problems(self.label, "offset", offset)
+        if not out and (abs(offset @ self.axis) > 1e-12
                           or np.linalg.norm(offset) > self.clearance + 1e-15):
             out.append(f"{self.label}: offset must be perpendicular to axis with "
                        f"|offset| <= clearance, got {offset.tolist()}")
-        if self.tilt_correction and not (_finite(self.clearance) and self.clearance > 0):
+        if self.tilt_correction and not (is_number(self.clearance) and self.clearance > 0):
             out.append(f"{self.label}: tilt_correction needs clearance > 0 (the contact "
                        "direction of a joint with no play is undefined)")
         out += self._pereira_problems(self.law, "law")
@@ -480,16 +472,16 @@ class PenaltyCylindricalClearance(PenaltyClearanceJoint):
         if not isinstance(law, ContactLaw):
             return out
         for p in _laws_in(law):
-            if not isinstance(p, Pereira):
-                continue
+            if not isinstance(p, Pereira) or p.problems(self.label):
+                continue    # the law's own problems are reported with the law
             if self._strips_valid and p.n_strips != self.n_strips:
                 out.append(f"{self.label}: {label} (Pereira) is set up for n_strips = "
                            f"{p.n_strips}, the joint has n_strips = {self.n_strips}; give both "
                            "the same")
-            if _finite(self.length) and not np.isclose(p.length, self.length, rtol=1e-9, atol=0):
+            if is_number(self.length) and not np.isclose(p.length, self.length, rtol=1e-9, atol=0):
                 out.append(f"{self.label}: {label} (Pereira) length {p.length} differs from the "
                            f"bore length {self.length}")
-            if p is law and _finite(self.clearance) and self.clearance > 0 and \
+            if p is law and is_number(self.clearance) and self.clearance > 0 and \
                     not np.isclose(p.radial_clearance, self.clearance, rtol=1e-9, atol=0):
                 out.append(f"{self.label}: {label} (Pereira) radial_clearance "
                            f"{p.radial_clearance} differs from the joint's clearance "
@@ -560,8 +552,8 @@ class PenaltyRevoluteClearance(PenaltyCylindricalClearance):
 
     def problems(self):
         out = super().problems()
-        if not (_finite(self.axial_clearance) and self.axial_clearance >= 0):
-            out.append(f"{self.label}: axial_clearance must be >= 0, got {self.axial_clearance}")
+        out += number_problems(self.label, "axial_clearance", self.axial_clearance,
+                               lambda c: c >= 0, ">= 0")
         if self.axial_law is not self.law:
             out += _law_problems(self.label, self.axial_law, "axial_law")
         return out

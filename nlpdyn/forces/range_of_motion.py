@@ -62,6 +62,7 @@ import casadi as ca
 import numpy as np
 from scipy.interpolate import CubicSpline
 
+from ..checks import as_number, as_vector, number_problems, show
 from ..joints.base import check_unit
 from .base import ForceElement, moment_wrench
 
@@ -133,14 +134,14 @@ class RangeOfMotionCone(ForceElement):
                  name=None):
         self.reference, self.moving = reference, moving
         self.bodies = (reference, moving)
-        self.xi_axis = np.asarray(xi_axis, dtype=float).reshape(-1)
-        self.eta_axis = np.asarray(eta_axis, dtype=float).reshape(-1)
-        self.moving_axis = np.asarray(moving_axis, dtype=float).reshape(-1)
-        self.longitudes = np.asarray(longitudes, dtype=float).reshape(-1)
-        self.max_latitudes = np.asarray(max_latitudes, dtype=float).reshape(-1)
-        self.delta_sigma = float(delta_sigma)
-        self.max_moment = float(max_moment)
-        self.damping = float(damping)
+        self.xi_axis = as_vector(xi_axis)
+        self.eta_axis = as_vector(eta_axis)
+        self.moving_axis = as_vector(moving_axis)
+        self.longitudes = as_vector(longitudes)
+        self.max_latitudes = as_vector(max_latitudes)
+        self.delta_sigma = as_number(delta_sigma)
+        self.max_moment = as_number(max_moment)
+        self.damping = as_number(damping)
         self.interpolation = interpolation
         self.name = name
         self._cache = {}
@@ -157,12 +158,11 @@ class RangeOfMotionCone(ForceElement):
             out.append(f"{self.label}: xi_axis and eta_axis must be perpendicular, "
                        f"xi . eta = {self.xi_axis @ self.eta_axis:.3g}")
         out += self._cone_problems()
-        for label, value, ok, rule in (
-                ("delta_sigma", self.delta_sigma, self.delta_sigma > 0, "> 0"),
-                ("max_moment", self.max_moment, self.max_moment >= 0, ">= 0"),
-                ("damping", self.damping, self.damping >= 0, ">= 0")):
-            if not (np.isfinite(value) and ok):
-                out.append(f"{self.label}: {label} must be finite and {rule}, got {value}")
+        for label, ok, rule in (("delta_sigma", lambda x: x > 0, "> 0"),
+                                ("max_moment", lambda x: x >= 0, ">= 0"),
+                                ("damping", lambda x: x >= 0, ">= 0")):
+            out += number_problems(self.label, label, getattr(self, label), ok,
+                                   f"finite and {rule}")
         return out
 
     def _cone_problems(self):
@@ -171,6 +171,12 @@ class RangeOfMotionCone(ForceElement):
         if self.interpolation not in INTERPOLATIONS:
             out.append(f"{self.label}: interpolation must be one of {INTERPOLATIONS}, "
                        f"got {self.interpolation!r}")
+        tables = [(name, value) for name, value in (("longitudes", psi), ("max_latitudes", sig))
+                  if not isinstance(value, np.ndarray)]
+        if tables:
+            out += [f"{self.label}: {name} must be numbers (rad), got {show(value)}"
+                    for name, value in tables]
+            return out
         if psi.size != sig.size or psi.size < 2:
             out.append(f"{self.label}: longitudes and max_latitudes must have the same length "
                        f">= 2, got {psi.size} and {sig.size}")
@@ -198,13 +204,20 @@ class RangeOfMotionCone(ForceElement):
         if problems:
             raise ValueError("; ".join(problems))
 
+    def _cached(self, name, build):
+        """build() once per cone: the cache is dropped when the cone's data changes."""
+        self._require_valid_cone()
+        key = (self.interpolation, self.longitudes.tobytes(), self.max_latitudes.tobytes())
+        if self._cache.get("key") != key:
+            self._cache = {"key": key}
+        if name not in self._cache:
+            self._cache[name] = build()
+        return self._cache[name]
+
     # ------------------------------------------------------------------ the cone
     def _spline(self):
-        if "spline" not in self._cache:
-            self._require_valid_cone()
-            self._cache["spline"] = CubicSpline(self.longitudes, self.max_latitudes,
-                                                bc_type="periodic")
-        return self._cache["spline"]
+        return self._cached("spline", lambda: CubicSpline(self.longitudes, self.max_latitudes,
+                                                          bc_type="periodic"))
 
     def _semi_axes(self):
         s = self.max_latitudes
@@ -246,7 +259,7 @@ class RangeOfMotionCone(ForceElement):
     def _generator(self):
         """Function psi -> (c, c', c''): the unit generator of the cone surface at longitude
         psi in the joint frame (eq. 22 with G = 1) and its derivatives (t_psi = G c')."""
-        if "generator" not in self._cache:
+        def build():
             psi = ca.SX.sym("psi")
             s = self._max_latitude_casadi(_wrap(psi))
             c = ca.vertcat(ca.cos(psi) * ca.sin(s), ca.sin(psi) * ca.sin(s), ca.cos(s))
@@ -254,8 +267,8 @@ class RangeOfMotionCone(ForceElement):
             d2c = ca.jacobian(dc, psi)
             f = ca.Function("rom_generator", [psi], [c, dc, d2c], ["psi"], ["c", "dc", "d2c"])
             assert not f.has_free()
-            self._cache["generator"] = f
-        return self._cache["generator"]
+            return f
+        return self._cached("generator", build)
 
     def closest_point(self, u):
         """The cone point B closest to the unit vector ``u`` (joint frame, CasADi 3-vector):
@@ -296,14 +309,14 @@ class RangeOfMotionCone(ForceElement):
         ``kappa``, ``psi_A``, ``sigma_A``, ``psi_B``, ``c_B`` (unit generator through B),
         ``n`` (normal at B) and ``direction`` (c_B x n, the unit direction of the restricting
         moment on the moving body, joint frame)."""
-        if "cone" not in self._cache:
+        def build():
             u = ca.SX.sym("u", 3)
             out = self._penetration(u)
             names = ["kappa", "psi_A", "sigma_A", "psi_B", "c_B", "n", "direction"]
             f = ca.Function("rom_cone", [u], list(out), ["u"], names)
             assert not f.has_free()
-            self._cache["cone"] = f
-        return self._cache["cone"]
+            return f
+        return self._cached("cone", build)
 
     def _penetration(self, u):
         psi_a = _wrap(ca.atan2(u[1], u[0]))

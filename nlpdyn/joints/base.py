@@ -11,14 +11,15 @@ import casadi as ca
 import numpy as np
 
 from ..body import BodyState, RigidBody
+from ..checks import as_vector, is_vector, vector_problems
 
 UNIT_TOL = 1e-9
 
 
 def check_unit(vec, label: str, owner: str) -> list[str]:
-    vec = np.asarray(vec, dtype=float)
-    if vec.shape != (3,) or not np.all(np.isfinite(vec)):
-        return [f"{owner}: {label} must be 3 finite numbers, got {vec.tolist()}"]
+    vec = as_vector(vec)
+    if not is_vector(vec):
+        return vector_problems(owner, label, vec)
     if abs(np.linalg.norm(vec) - 1) > UNIT_TOL:
         return [f"{owner}: {label} must be a unit vector, |{label}| = {np.linalg.norm(vec):.12g}"]
     return []
@@ -37,13 +38,14 @@ class Element:
         for b in self.bodies:
             if not isinstance(b, RigidBody):
                 out.append(f"{self.label}: {b!r} is not a body")
-        if len(self.bodies) == 2 and self.bodies[0] is self.bodies[1]:
+        if len(self.bodies) == 2 and self.bodies[0] is self.bodies[1] and \
+                isinstance(self.bodies[0], RigidBody):
             out.append(f"{self.label}: connects body '{self.bodies[0].name}' to itself")
         return out
 
     @property
     def label(self) -> str:
-        return f"{self.kind} '{self.name}'"
+        return f"{self.kind} (unnamed)" if self.name is None else f"{self.kind} '{self.name}'"
 
 
 class BilateralConstraint(Element):

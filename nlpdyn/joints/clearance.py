@@ -11,8 +11,14 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
+from ..checks import (as_array, as_number, as_vector, is_vector, number_problems, show,
+                      vector_problems)
 from ..rotations import perpendicular_pair
 from .base import UnilateralConstraint, check_unit, smooth_norm
+
+
+def _positive(value):
+    return value > 0
 
 
 class ClearanceJoint(UnilateralConstraint):
@@ -23,17 +29,14 @@ class ClearanceJoint(UnilateralConstraint):
     def __init__(self, parent, child, point, clearance, name=None):
         self.parent, self.child = parent, child
         self.bodies = (parent, child)
-        self.point = np.asarray(point, dtype=float).reshape(-1)
-        self.clearance = float(clearance)
+        self.point = as_vector(point)
+        self.clearance = as_number(clearance)
         self.name = name
 
     def problems(self):
-        out = super().problems()
-        if self.point.shape != (3,) or not np.all(np.isfinite(self.point)):
-            out.append(f"{self.label}: point must be 3 finite numbers, got {self.point.tolist()}")
-        if not (np.isfinite(self.clearance) and self.clearance > 0):
-            out.append(f"{self.label}: clearance must be > 0, got {self.clearance} "
-                       "(use the ideal joint for zero clearance)")
+        out = super().problems() + vector_problems(self.label, "point", self.point)
+        out += number_problems(self.label, "clearance", self.clearance, _positive, "> 0",
+                               " (use the ideal joint for zero clearance)")
         return out
 
     @property
@@ -47,9 +50,8 @@ class ClearanceJoint(UnilateralConstraint):
 class _AxialMixin:
     def _axis_problems(self):
         out = check_unit(self.axis, "axis", self.label)
-        for label, value in (("radius", self.radius), ("length", self.length)):
-            if not (np.isfinite(value) and value > 0):
-                out.append(f"{self.label}: {label} must be > 0, got {value}")
+        for label in ("radius", "length"):
+            out += number_problems(self.label, label, getattr(self, label), _positive, "> 0")
         return out
 
 
@@ -69,13 +71,14 @@ class CylindricalClearance(_AxialMixin, ClearanceJoint):
     def __init__(self, parent, child, point, axis, radius, clearance, length, name=None,
                  offset=(0.0, 0.0, 0.0)):
         super().__init__(parent, child, point, clearance, name)
-        self.axis = np.asarray(axis, dtype=float).reshape(-1)
-        self.radius, self.length = float(radius), float(length)
-        self.offset = np.asarray(offset, dtype=float).reshape(-1)
+        self.axis = as_vector(axis)
+        self.radius, self.length = as_number(radius), as_number(length)
+        self.offset = as_vector(offset)
 
     def problems(self):
         out = super().problems() + self._axis_problems()
-        if not out and (self.offset.shape != (3,) or abs(self.offset @ self.axis) > 1e-12
+        out += vector_problems(self.label, "offset", self.offset)
+        if not out and (abs(self.offset @ self.axis) > 1e-12
                         or np.linalg.norm(self.offset) > self.clearance):
             out.append(f"{self.label}: offset must be perpendicular to axis with "
                        f"|offset| <= clearance, got {self.offset.tolist()}")
@@ -125,13 +128,11 @@ class RevoluteClearance(CylindricalClearance):
     def __init__(self, parent, child, point, axis, radius, clearance, length, axial_clearance,
                  name=None, offset=(0.0, 0.0, 0.0)):
         super().__init__(parent, child, point, axis, radius, clearance, length, name, offset)
-        self.axial_clearance = float(axial_clearance)
+        self.axial_clearance = as_number(axial_clearance)
 
     def problems(self):
-        out = super().problems()
-        if not (np.isfinite(self.axial_clearance) and self.axial_clearance > 0):
-            out.append(f"{self.label}: axial_clearance must be > 0, got {self.axial_clearance}")
-        return out
+        return super().problems() + number_problems(self.label, "axial_clearance",
+                                                    self.axial_clearance, _positive, "> 0")
 
     @property
     def min_clearance(self) -> float:
@@ -163,7 +164,11 @@ class SphericalClearance(ClearanceJoint):
 
     def __init__(self, parent, child, point, clearance, radius=0.0, name=None):
         super().__init__(parent, child, point, clearance, name)
-        self.radius = float(radius)
+        self.radius = as_number(radius)
+
+    def problems(self):
+        return super().problems() + number_problems(self.label, "radius", self.radius,
+                                                    lambda r: r >= 0, ">= 0")
 
     def _centres(self, states):
         sp, sc = states
@@ -196,27 +201,34 @@ class PrismaticClearance(ClearanceJoint):
     def __init__(self, parent, child, point, axis, profile, clearance, length, section_x=None,
                  name=None):
         super().__init__(parent, child, point, clearance, name)
-        self.axis = np.asarray(axis, dtype=float).reshape(-1)
-        self.profile = np.asarray(profile, dtype=float)
-        self.length = float(length)
-        if section_x is None and self.axis.shape == (3,) and np.linalg.norm(self.axis) > 0:
+        self.axis = as_vector(axis)
+        self.profile = as_array(profile)
+        self.length = as_number(length)
+        if section_x is None and is_vector(self.axis) and np.linalg.norm(self.axis) > 0:
             section_x = perpendicular_pair(self.axis / np.linalg.norm(self.axis))[0]
-        self.section_x = None if section_x is None else np.asarray(section_x, dtype=float)
-        self.n_gaps = 4 * len(self.profile) if self.profile.ndim == 2 else 0
+        self.section_x = None if section_x is None else as_vector(section_x)
+        self.n_gaps = 4 * len(self.profile) if self._profile_shape_ok() else 0
+
+    def _profile_shape_ok(self) -> bool:
+        P = self.profile
+        return isinstance(P, np.ndarray) and P.ndim == 2 and P.shape[1] == 2 and len(P) >= 3
 
     def problems(self):
-        out = super().problems() + check_unit(self.axis, "axis", self.label)
+        axis_problems = check_unit(self.axis, "axis", self.label)
+        out = super().problems() + axis_problems
         if self.section_x is not None:
             section_problems = check_unit(self.section_x, "section_x", self.label)
             out += section_problems
-            if not section_problems and self.axis.shape == (3,) and \
-                    abs(self.section_x @ self.axis) > 1e-9:
+            if not (section_problems or axis_problems) and abs(self.section_x @ self.axis) > 1e-9:
                 out.append(f"{self.label}: section_x must be perpendicular to axis")
-        if not (np.isfinite(self.length) and self.length > 0):
-            out.append(f"{self.label}: length must be > 0, got {self.length}")
+        out += number_problems(self.label, "length", self.length, _positive, "> 0")
         P = self.profile
-        if P.ndim != 2 or P.shape[1] != 2 or len(P) < 3:
-            out.append(f"{self.label}: profile must be (N >= 3, 2) section coordinates")
+        if not self._profile_shape_ok():
+            out.append(f"{self.label}: profile must be (N >= 3, 2) section coordinates, "
+                       f"got {show(P)}")
+            return out
+        if not np.all(np.isfinite(P)):
+            out.append(f"{self.label}: profile must be finite numbers, got {P.tolist()}")
             return out
         edges = np.roll(P, -1, axis=0) - P
         cross = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]

@@ -7,9 +7,10 @@ joint sits (on both bodies initially), ``axis`` its direction (unit).
 from __future__ import annotations
 
 import casadi as ca
-import numpy as np
 
 from ..body import BodyState, RigidBody
+from ..checks import (as_number, as_vector, call_user_function, number_problems,
+                      signature_problems, vector_problems)
 from ..rotations import perpendicular_pair
 from .base import BilateralConstraint, check_unit
 
@@ -27,14 +28,12 @@ class Joint(BilateralConstraint):
     def __init__(self, parent: RigidBody, child: RigidBody, point, axis=None, name=None):
         self.parent, self.child = parent, child
         self.bodies = (parent, child)
-        self.point = np.asarray(point, dtype=float).reshape(-1)
-        self.axis = None if axis is None else np.asarray(axis, dtype=float).reshape(-1)
+        self.point = as_vector(point)
+        self.axis = None if axis is None else as_vector(axis)
         self.name = name
 
     def problems(self) -> list[str]:
-        out = super().problems()
-        if self.point.shape != (3,) or not np.all(np.isfinite(self.point)):
-            out.append(f"{self.label}: point must be 3 finite numbers, got {self.point.tolist()}")
+        out = super().problems() + vector_problems(self.label, "point", self.point)
         if self.has_axis:
             if self.axis is None:
                 out.append(f"{self.label}: axis is required")
@@ -122,8 +121,8 @@ class Universal(Joint):
 
     def __init__(self, parent, child, point, axis1, axis2, name=None):
         super().__init__(parent, child, point, None, name)
-        self.axis1 = np.asarray(axis1, dtype=float).reshape(-1)
-        self.axis2 = np.asarray(axis2, dtype=float).reshape(-1)
+        self.axis1 = as_vector(axis1)
+        self.axis2 = as_vector(axis2)
 
     def problems(self):
         out = super().problems()
@@ -162,33 +161,39 @@ class Fixed(Joint):
         return ca.vertcat(pc - pp, _dot(fp, ac), _dot(gp, ac), _dot(fc, gp))
 
 
-def _time_function(value):
-    """A constant or a callable of t (CasADi-compatible) -> callable."""
-    if callable(value):
-        return value
-    const = float(value)
-    return lambda t: const + 0 * t
-
-
 class _Driver(BilateralConstraint):
-    """One equation prescribing a joint's relative motion as a function of t."""
+    """One equation prescribing a joint's relative motion as a function of t: ``motion`` a
+    constant or a callable of t written with CasADi operations."""
 
     n_equations = 1
     joint_types: tuple = ()
     suffix = ""
+    motion_name = "motion"
 
     def __init__(self, joint: Joint, motion, name=None):
         self.joint = joint
-        self.bodies = joint.bodies
-        self.motion = _time_function(motion)
-        self.name = name or (f"{joint.name}_{self.suffix}" if joint.name else None)
+        self.bodies = getattr(joint, "bodies", ())
+        self.motion = motion if callable(motion) else as_number(motion)
+        joint_name = getattr(joint, "name", None)
+        self.name = name or (f"{joint_name}_{self.suffix}" if joint_name else None)
 
     def problems(self):
         out = super().problems()
         if not isinstance(self.joint, self.joint_types):
             names = " or ".join(t.__name__ for t in self.joint_types)
             out.append(f"{self.label}: needs a {names} joint, got {type(self.joint).__name__}")
+        if callable(self.motion):
+            out += signature_problems(self.label, self.motion_name, self.motion, ["t"])
+        else:
+            out += number_problems(self.label, self.motion_name, self.motion,
+                                   expected="a finite number or a function of t")
         return out
+
+    def motion_at(self, t):
+        """The prescribed angle or displacement at t (a CasADi scalar)."""
+        if not callable(self.motion):
+            return self.motion + 0 * t
+        return call_user_function(self.label, self.motion_name, self.motion, (t,), size=1)
 
 
 class RotationDriver(_Driver):
@@ -202,6 +207,7 @@ class RotationDriver(_Driver):
     kind = "rotation driver"
     joint_types = (Revolute, Cylindrical)
     suffix = "rotation"
+    motion_name = "angle"
 
     def __init__(self, joint: Joint, angle, name=None):
         super().__init__(joint, angle, name)
@@ -210,7 +216,7 @@ class RotationDriver(_Driver):
         sp, sc = states
         f, g, _ = self.joint._frames()
         fc = sc.vector(f)
-        theta = self.motion(t)
+        theta = self.motion_at(t)
         return _dot(fc, sp.vector(g)) * ca.cos(theta) - _dot(fc, sp.vector(f)) * ca.sin(theta)
 
 
@@ -221,6 +227,7 @@ class TranslationDriver(_Driver):
     kind = "translation driver"
     joint_types = (Prismatic, Cylindrical)
     suffix = "translation"
+    motion_name = "displacement"
 
     def __init__(self, joint: Joint, displacement, name=None):
         super().__init__(joint, displacement, name)
@@ -228,7 +235,7 @@ class TranslationDriver(_Driver):
     def equations(self, states, t):
         sp, sc = states
         pp, pc = self.joint._points(sp, sc)
-        return _dot(pc - pp, sp.vector(self.joint.axis)) - self.motion(t)
+        return _dot(pc - pp, sp.vector(self.joint.axis)) - self.motion_at(t)
 
 
 class Programmed(BilateralConstraint):
@@ -246,14 +253,25 @@ class Programmed(BilateralConstraint):
     kind = "programmed constraint"
 
     def __init__(self, bodies, equations, name=None, point=None):
-        self.bodies = tuple(bodies)
+        try:
+            self.bodies = tuple(bodies)
+        except TypeError:           # one body given alone
+            self.bodies = (bodies,)
         self._fun = equations
         self.name = name
-        self._point = None if point is None else np.asarray(point, dtype=float)
+        self._point = None if point is None else as_vector(point)
         self.n_equations = None  # known once the system evaluates the expression
 
+    def problems(self):
+        out = super().problems()
+        out += signature_problems(self.label, "equations", self._fun,
+                                  ["t"] + [f"state{k + 1}" for k in range(len(self.bodies))])
+        if self._point is not None:
+            out += vector_problems(self.label, "point", self._point)
+        return out
+
     def equations(self, states, t):
-        return ca.vec(self._fun(t, *states))
+        return call_user_function(self.label, "equations", self._fun, (t, *states))
 
     def reaction_point(self):
         return self._point

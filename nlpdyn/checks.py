@@ -1,0 +1,168 @@
+"""Checks of user input shared by bodies and elements.
+
+Constructors convert numbers defensively (:func:`as_number`, :func:`as_vector`,
+:func:`as_array`): what is not numbers is kept as given, so that ``problems()`` can report it
+with the element's name instead of a bare ``float()`` or numpy error. User functions (loads,
+motions, programmed constraints) are called through :func:`call_user_function`, which names
+the element and the function when they fail or return the wrong size.
+"""
+from __future__ import annotations
+
+import inspect
+import re
+
+import casadi as ca
+import numpy as np
+
+
+class ModelError(ValueError):
+    """Invalid model data; the message lists every problem found, each naming its culprit."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__("invalid model:\n  - " + "\n  - ".join(self.problems))
+
+
+# ------------------------------------------------------------------ conversion
+def _numeric_array(value):
+    """value as a float array, or None when it is not numbers (None, strings, booleans,
+    ragged or mixed lists)."""
+    if value is None or isinstance(value, (str, bytes)):
+        return None
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError):
+        return None
+    if arr.dtype.kind not in "iuf":
+        return None
+    return arr.astype(float)
+
+
+def as_number(value):
+    """``value`` as a float when it is one real number (finite or not), else unchanged."""
+    arr = _numeric_array(value)
+    return float(arr) if arr is not None and arr.ndim == 0 else value
+
+
+def as_vector(value):
+    """``value`` as a flat float array when it is numbers, else unchanged."""
+    arr = _numeric_array(value)
+    return value if arr is None else arr.reshape(-1)
+
+
+def as_array(value):
+    """``value`` as a float array (shape kept) when it is numbers, else unchanged."""
+    arr = _numeric_array(value)
+    return value if arr is None else arr
+
+
+def is_number(value) -> bool:
+    """True for a finite real number (booleans are not numbers here)."""
+    return isinstance(value, (int, float, np.integer, np.floating)) \
+        and not isinstance(value, (bool, np.bool_)) and bool(np.isfinite(value))
+
+
+def is_vector(value, size=3) -> bool:
+    """True for a float array of shape (size,) with finite entries."""
+    return isinstance(value, np.ndarray) and value.shape == (size,) and bool(np.all(np.isfinite(value)))
+
+
+def show(value) -> str:
+    """How a given value appears in messages."""
+    if isinstance(value, np.ndarray):
+        return str(value.tolist())
+    if isinstance(value, float):
+        return str(value)
+    return repr(value)
+
+
+# ------------------------------------------------------------------ messages
+def number_problems(owner, name, value, ok=None, expected="a finite number", note=""):
+    """[] when ``value`` is a finite float with ``ok(value)``, else one message naming
+    ``owner`` and ``name``."""
+    if is_number(value) and (ok is None or ok(value)):
+        return []
+    return [f"{owner}: {name} must be {expected}, got {show(value)}{note}"]
+
+
+def vector_problems(owner, name, value, size=3) -> list[str]:
+    """[] when ``value`` is ``size`` finite numbers, else one message."""
+    if is_vector(value, size):
+        return []
+    if is_vector(as_vector(value), size):       # valid numbers assigned after construction
+        return [f"{owner}: {name} was set to {value!r} after construction; assign a numpy "
+                "array (constructors convert their arguments, assignments are kept as given)"]
+    return [f"{owner}: {name} must be {size} finite numbers, got {show(value)}"]
+
+
+def name_problems(owner, name) -> list[str]:
+    if isinstance(name, str) and name.strip():
+        return []
+    return [f"{owner}: name must be a non-empty string, got {name!r}"]
+
+
+def signature_problems(owner, name, fun, arguments) -> list[str]:
+    """[] when ``fun`` is callable with ``arguments`` (a list of names) positionally."""
+    if not callable(fun):
+        return [f"{owner}: {name} must be callable, got {show(fun)}"]
+    try:
+        signature = inspect.signature(fun)
+    except (TypeError, ValueError):       # builtins without a signature: let the call decide
+        return []
+    try:
+        signature.bind(*arguments)
+    except TypeError:
+        return [f"{owner}: {name} must take ({', '.join(arguments)}), got a function "
+                f"{getattr(fun, '__name__', type(fun).__name__)}{signature}"]
+    return []
+
+
+# ------------------------------------------------------------------ user functions
+_CASADI_LOCATION = re.compile(r"^.*?\.(?:cpp|hpp):\d+:\s*")
+
+
+def failure_reason(err: Exception) -> str:
+    """One line naming the exception, with a hint for the usual CasADi mistakes."""
+    lines = [line for line in str(err).splitlines() if line.strip()]
+    text = _CASADI_LOCATION.sub("", lines[0]) if lines else ""
+    if len(lines) > 1 and text.startswith("Assertion"):
+        text += " " + lines[1].strip()
+    reason = f"{type(err).__name__}: {text}" if text else type(err).__name__
+    if "truth value" in text:
+        reason += (" (a Python if/and/or/min/max on a CasADi symbol: use ca.if_else, "
+                   "ca.logic_and, ca.fmin, ca.fmax)")
+    return reason
+
+
+def _shape(value) -> tuple:
+    """numpy-like shape of what a user function returned (a CasADi column counts as (n,))."""
+    if isinstance(value, (list, tuple)):
+        return (len(value),)
+    shape = tuple(getattr(value, "shape", ()))
+    return shape[:1] if len(shape) == 2 and shape[1] == 1 else shape
+
+
+def call_user_function(owner, name, fun, args, size=None):
+    """``fun(*args)`` as a CasADi SX column.
+
+    Raises ModelError naming ``owner`` and ``name`` when the call fails, returns something
+    that is not numbers or CasADi values, has ``size`` != its number of entries, or holds a
+    constant nan/inf (what ``math.exp`` and friends make of a CasADi symbol).
+    """
+    try:
+        out = fun(*args)
+    except Exception as err:
+        raise ModelError([f"{owner}: {name} failed: {failure_reason(err)}"]) from err
+    try:
+        column = ca.vec(ca.SX(ca.vertcat(*out) if isinstance(out, (list, tuple)) else out))
+    except Exception as err:
+        raise ModelError([f"{owner}: {name} returned {show(out)}, expected CasADi "
+                          "expressions or numbers"]) from err
+    if size is not None and column.numel() != size:
+        raise ModelError([f"{owner}: {name} returned shape {_shape(out)}, expected ({size},)"])
+    for i in range(column.numel()):
+        if column[i].is_constant() and not np.isfinite(float(column[i])):
+            raise ModelError([f"{owner}: {name} returned {float(column[i])} in entry {i} "
+                              "(a math or numpy function applied to a CasADi symbol gives "
+                              "nan: use ca.exp, ca.sqrt, ...)"])
+    return column
