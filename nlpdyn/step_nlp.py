@@ -174,6 +174,7 @@ class StepProgram:
             _CSE))
         self._select = None          # sparse selection of independent joint rows (None: all)
         self._qp = {}
+        self._qp_built = set()      # (plugin, jacobian_at) built once: later builds are resets
         self.qp_solver = settings.qp_solver or ("qpoases" if nv <= 60 else "proxqp")
         self._value_slope = None
         self._direct = None
@@ -396,6 +397,11 @@ class StepProgram:
                                         ["y", "P_eq", *self.finish.names_out]))
 
     # ------------------------------------------------------------------ QP plugin
+    def reset_qp(self):
+        """Forget the QP solvers (rebuilt on their next use, not counted as builds): a solver's
+        memory of a failed attempt must not carry into the next one."""
+        self._qp.clear()
+
     def solve_qp(self, q0, v0, t0, h, q_lin, z, warm=None, curvature=None, y_imp=None,
                  jacobian_at="start"):
         """Fixed h: prepare the rows, solve the QP with a conic plugin, finish: one call.
@@ -452,7 +458,9 @@ class StepProgram:
         pattern_H = H_qp.sparsity() + ca.Sparsity.diag(nv)
         qp = ca.conic(f"step_qp_{plugin}_{jacobian_at}", plugin,
                       {"h": pattern_H, "a": A_qp.sparsity()}, opts)
-        self.build_count += 1
+        if (plugin, jacobian_at) not in self._qp_built:
+            self._qp_built.add((plugin, jacobian_at))
+            self.build_count += 1
         lam_eq0, lam_g0 = ca.vertsplit(LAM, [0, ne, ne + ng])
         sol = qp(h=ca.project(H_qp, pattern_H), g=g_qp, a=A_qp,
                  lam_a0=ca.vertcat(self._kept(lam_eq0, lam_eq0)[0], lam_g0),

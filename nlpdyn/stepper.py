@@ -17,6 +17,7 @@ from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallb
 from .projection import (GapProjector, independent_rows, normalise, position_change,
                          project_positions, project_velocities)
 from .result import Result
+from .fastcall import silenced_stdout
 from .step_nlp import _QP_OPTIONS, StepProgram, StepSolution
 from .system import CompiledSystem, ModelError, System
 
@@ -279,6 +280,9 @@ class Stepper:
         self._bisect_h = (control == "nlp" and settings.nlp_method == "bisection"
                           and settings.form == "gauss" and not self.cs.implicit_elements)
         self.program = StepProgram(self.cs, settings)
+        problems = _solver_option_problems(self.program.qp_solver, settings)
+        if problems:
+            raise ModelError(problems)
         cs = self.cs
         if settings.solver is not None:
             self.solver = settings.solver
@@ -320,6 +324,9 @@ class Stepper:
         self._force_scale = cs.total_mass * (np.linalg.norm(system.gravity) + 1.0)
         self._model_size = cs.model_size
         self._energy_high = 0.0     # the largest energy in play of a step so far
+        # lifting the model by its size at |g| + 1 m/s^2: the round-off floor's scale when
+        # nothing moves
+        self._energy_unit = self._force_scale * self._model_size
         self._ideal_joint_names = [r.name for r in cs.constraint_rows if isinstance(r.element, Joint)]
         primary = "linearised" if settings.gap_iterations == 0 else settings.contact
         fallback = settings.contact_fallback
@@ -466,10 +473,14 @@ class Stepper:
                                           "contact iterations")
             except RuntimeError as err:     # CasADi errors surface as RuntimeError
                 reasons.append(f"{kind} h={bounds[1]:.3g}: {str(err).splitlines()[0][:200]}")
+                self.program.reset_qp()
                 continue
             if ok:
                 return outcome, retry
             reasons.append(f"{sol.solver} h={sol.h:.3g}: {why}")
+            # each attempt starts afresh: a QP solver's memory of a failed attempt (qpOASES'
+            # hot start) made retries fail that a fresh solver takes
+            self.program.reset_qp()
         raise StepFailure(f"step at t = {self.t:.9g} failed after {len(reasons)} attempts: "
                           + "; ".join(reasons[-3:]))
 
@@ -652,7 +663,7 @@ class Stepper:
         st = self.settings
         created, in_play = out[-1][5], out[-1][6]
         # round-off of the largest energy of the run is no creation (a decayed motion)
-        if created > st.energy_tol * max(in_play, 1e-9 * self._energy_high):
+        if created > st.energy_tol * max(in_play, 1e-9 * max(self._energy_high, self._energy_unit)):
             return False, (f"the step creates {created:.3e} J beyond the work of forces, drivers "
                            f"and contacts (more than energy_tol = {st.energy_tol:g} of the "
                            f"{in_play:.3e} J in play)")
@@ -678,7 +689,7 @@ class Stepper:
             return ""
         row = self.ledger.row()
         residual = row["residual"] + sum(row[f"work:{name}"] for name in self._ideal_joint_names)
-        if abs(residual) <= share * self._energy_high:
+        if abs(residual) <= share * max(self._energy_high, 1e-9 * self._energy_unit):
             return ""
         return (f"the discretisation {'removed' if residual < 0 else 'added'} "
                 f"{abs(residual):.3g} J, more than {share:.0%} of the energy in play (the "
@@ -780,6 +791,31 @@ def _is_interrupt(err: BaseException) -> bool:
     return False
 
 
+def _solver_option_problems(qp_plugin, settings) -> list[str]:
+    """``qp_options`` and ``nlp_options`` tried on a one-variable problem: CasADi and IPOPT
+    refuse unknown options when a solver is built, which is otherwise mid-run."""
+    problems = []
+    x = ca.SX.sym("x")
+    checks = []
+    if settings.qp_options:
+        checks.append(("qp_options", qp_plugin, lambda: ca.conic(
+            "qp_options_check", qp_plugin, {"h": ca.Sparsity.dense(1, 1), "a": ca.Sparsity(0, 1)},
+            {**_QP_OPTIONS.get(qp_plugin, {}), **settings.qp_options})))
+    if settings.nlp_options:
+        checks.append(("nlp_options", "ipopt", lambda: ca.nlpsol(
+            "nlp_options_check", "ipopt", {"x": x, "f": x**2},
+            {"print_time": False, "ipopt": {"print_level": 0, "sb": "yes", **settings.nlp_options}})))
+    for name, plugin, build in checks:
+        try:
+            with silenced_stdout():
+                build()
+        except RuntimeError as err:
+            reason = next((line.split(": ", 1)[-1] for line in reversed(str(err).splitlines())
+                           if "option" in line.lower()), str(err).splitlines()[0])
+            problems.append(f"{name} refused by {plugin}: {reason.strip()[:200]}")
+    return problems
+
+
 def _as_dict(settings):
     return {f.name: getattr(settings, f.name) for f in fields(settings)}
 
@@ -818,8 +854,14 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     >>> res.position("crank").shape                      # doctest: +SKIP
     (5001, 3)
     """
+    problems = []
     if not (np.isfinite(t_end) and t_end > t0):
-        raise ModelError([f"t_end must be finite and greater than t0 = {t0}, got {t_end}"])
+        problems.append(f"t_end must be finite and greater than t0 = {t0}, got {t_end}")
+    if isinstance(output_every, bool) or not (isinstance(output_every, (int, np.integer))
+                                              and output_every >= 1):
+        problems.append(f"output_every must be a whole number >= 1, got {output_every!r}")
+    if problems:
+        raise ModelError(problems)
     tic = time.perf_counter()
     stepper = Stepper(system, h, settings, t0=t0, **options)
     setup = time.perf_counter() - tic
