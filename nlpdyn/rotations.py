@@ -156,6 +156,7 @@ def perpendicular_pair(axis) -> tuple[np.ndarray, np.ndarray]:
     axis = np.asarray(axis, dtype=float)
     helper = np.eye(3)[int(np.argmin(np.abs(axis)))]
     f = np.cross(axis, helper)
-    f /= np.linalg.norm(f)
+    norm = np.linalg.norm(f)
+    f = f / norm if norm > 0 else np.full(3, np.nan)    # a zero axis: validation names it
     g = np.cross(axis, f)
     return f, g
