@@ -38,6 +38,7 @@ from .joints import (BilateralConstraint, ClearanceJoint, Cylindrical, Cylindric
                      Prismatic, PrismaticClearance, Programmed, Revolute, RevoluteClearance,
                      RotationDriver, Spherical, SphericalClearance, TranslationDriver,
                      UnilateralConstraint, Universal)
+from .flexible import add_flexible_link
 from .ode import simulate_ode
 from .result import Result, ResultFileError, StepStats
 from .stepper import StepFailure, StepInfo, Stepper, StepperSettings, simulate
@@ -46,6 +47,7 @@ from .system import CompiledSystem, ModelError, System
 __version__ = "0.1.0"
 
 __all__ = [
+    "add_flexible_link",
     "System", "CompiledSystem", "ModelError", "RigidBody", "Ground", "BodyState",
     "Spherical", "Revolute", "Cylindrical", "Prismatic", "Universal", "Fixed",
     "RotationDriver", "TranslationDriver", "Programmed", "BilateralConstraint",

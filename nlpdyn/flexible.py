@@ -1,0 +1,116 @@
+"""Flexible links by the rigid finite element method (seed 003, section 2.2.4).
+
+A straight link from ``start`` to ``end`` is cut into m = n - 1 sections of length
+Delta = L / m. A spring-damping element (sde) sits at the middle of each section; the rigid
+finite elements (rfe) lie between them: the first and last of length Delta / 2, the others
+Delta. Each sde joins two neighbouring rfes at a point (a spherical joint) with rotational
+springs about the link's axis (torsion, G J / Delta) and about the section's principal axes
+(bending, E I_y / Delta and E I_z / Delta), and dampers c = stiffness_damping * k: the seed's
+S = diag(s_psi, s_theta, s_phi) and D (eqs. 17-18). The springs are bushings evaluated at the
+end of the step, so stiff links do not force a small h.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .checks import ModelError
+from .forces.bushing import Bushing
+from .joints.ideal import Spherical
+from .rotations import perpendicular_pair
+
+
+def add_flexible_link(system, name, start, end, elements, youngs_modulus, shear_modulus,
+                      density, area, second_moments, torsion_constant, stiffness_damping=0.0,
+                      y_axis=None):
+    """Add a flexible link of ``elements`` rigid finite elements to ``system``.
+
+    Parameters
+    ----------
+    system : System
+    name : str
+        The elements are bodies "<name>0" .. "<name>{n-1}"; the sdes are spherical joints
+        "<name>_sde{k}" with bushings "<name>_sde{k}_springs".
+    start, end : array_like, shape (3,)
+        The link's end points (m, global, initial configuration).
+    elements : int
+        Number of rigid finite elements n >= 2 (n - 1 spring-damping elements).
+    youngs_modulus, shear_modulus : float
+        E and G (Pa).
+    density : float
+        rho (kg/m^3).
+    area : float
+        Cross-section area A (m^2).
+    second_moments : (float, float)
+        I_y, I_z (m^4) about the section's principal axes y and z.
+    torsion_constant : float
+        J (m^4).
+    stiffness_damping : float
+        c / k of every sde (s).
+    y_axis : array_like, shape (3,), optional
+        The section's y axis (global, perpendicular to the link); default: any perpendicular.
+
+    Returns
+    -------
+    list of RigidBody
+        The elements from ``start`` to ``end``; attach other joints to the first and last.
+    """
+    start, end = np.asarray(start, dtype=float).ravel(), np.asarray(end, dtype=float).ravel()
+    label = f"flexible link {name!r}"
+    problems = []
+    if start.shape != (3,) or end.shape != (3,) or not np.all(np.isfinite(np.r_[start, end])):
+        problems.append(f"{label}: start and end must be 3 finite numbers each")
+    elif np.linalg.norm(end - start) == 0:
+        problems.append(f"{label}: start and end coincide")
+    if isinstance(elements, bool) or not isinstance(elements, (int, np.integer)) or elements < 2:
+        problems.append(f"{label}: elements must be a whole number >= 2, got {elements!r}")
+    iy_iz = np.asarray(second_moments, dtype=float).ravel()
+    values = {"youngs_modulus": youngs_modulus, "shear_modulus": shear_modulus,
+              "density": density, "area": area, "torsion_constant": torsion_constant}
+    for key, value in values.items():
+        if not (np.isscalar(value) and np.isfinite(value) and value > 0):
+            problems.append(f"{label}: {key} must be a finite number > 0, got {value!r}")
+    if iy_iz.shape != (2,) or not np.all(np.isfinite(iy_iz)) or np.any(iy_iz <= 0):
+        problems.append(f"{label}: second_moments must be two finite numbers > 0 (I_y, I_z)")
+    if not (np.isscalar(stiffness_damping) and np.isfinite(stiffness_damping)
+            and stiffness_damping >= 0):
+        problems.append(f"{label}: stiffness_damping must be a finite number >= 0")
+    if problems:
+        raise ModelError(problems)
+
+    length = np.linalg.norm(end - start)
+    x = (end - start) / length
+    if y_axis is None:
+        y = perpendicular_pair(x)[0]
+    else:
+        y = np.asarray(y_axis, dtype=float).ravel()
+        y = y - (y @ x) * x
+        if not np.linalg.norm(y) > 1e-9:
+            raise ModelError([f"{label}: y_axis must not be parallel to the link"])
+        y /= np.linalg.norm(y)
+    z = np.cross(x, y)
+    frame = np.column_stack([x, y, z])          # link frame: columns x, y, z (global)
+    section = length / (elements - 1)
+    rho, A = float(density), float(area)
+    Iy, Iz = iy_iz
+
+    bounds = np.r_[0.0, (np.arange(elements - 1) + 0.5) * section, length]   # along the link
+    bodies = []
+    for k in range(elements):
+        a, b = bounds[k], bounds[k + 1]
+        piece = b - a
+        mass = rho * A * piece
+        inertia = (rho * piece * (Iy + Iz), mass * piece**2 / 12 + rho * piece * Iy,
+                   mass * piece**2 / 12 + rho * piece * Iz)
+        bodies.append(system.add_body(f"{name}{k}", mass, inertia,
+                                      position=start + 0.5 * (a + b) * x, orientation=frame))
+    c = float(stiffness_damping)
+    springs = np.array([shear_modulus * torsion_constant, youngs_modulus * Iy,
+                        youngs_modulus * Iz]) / section
+    for k in range(elements - 1):
+        point = start + bounds[k + 1] * x
+        system.add_joint(Spherical(bodies[k], bodies[k + 1], point, name=f"{name}_sde{k}"))
+        sde = Bushing(bodies[k], bodies[k + 1], point, stiffness=0.0, rotational_stiffness=springs,
+                      rotational_damping=c * springs, axes=frame.T, name=f"{name}_sde{k}_springs")
+        sde.evaluation = "implicit"
+        system.add_force(sde)
+    return bodies
