@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import ModelError
+from .checks import ModelError, as_number, as_vector, is_vector, number_problems
 from .forces.bushing import Bushing
 from .joints.ideal import Spherical
 from .rotations import perpendicular_pair
@@ -54,26 +54,23 @@ def add_flexible_link(system, name, start, end, elements, youngs_modulus, shear_
     list of RigidBody
         The elements from ``start`` to ``end``; attach other joints to the first and last.
     """
-    start, end = np.asarray(start, dtype=float).ravel(), np.asarray(end, dtype=float).ravel()
+    start, end, iy_iz = as_vector(start), as_vector(end), as_vector(second_moments)
     label = f"flexible link {name!r}"
     problems = []
-    if start.shape != (3,) or end.shape != (3,) or not np.all(np.isfinite(np.r_[start, end])):
+    if not (is_vector(start) and is_vector(end)):
         problems.append(f"{label}: start and end must be 3 finite numbers each")
     elif np.linalg.norm(end - start) == 0:
         problems.append(f"{label}: start and end coincide")
     if isinstance(elements, bool) or not isinstance(elements, (int, np.integer)) or elements < 2:
         problems.append(f"{label}: elements must be a whole number >= 2, got {elements!r}")
-    iy_iz = np.asarray(second_moments, dtype=float).ravel()
-    values = {"youngs_modulus": youngs_modulus, "shear_modulus": shear_modulus,
-              "density": density, "area": area, "torsion_constant": torsion_constant}
-    for key, value in values.items():
-        if not (np.isscalar(value) and np.isfinite(value) and value > 0):
-            problems.append(f"{label}: {key} must be a finite number > 0, got {value!r}")
-    if iy_iz.shape != (2,) or not np.all(np.isfinite(iy_iz)) or np.any(iy_iz <= 0):
+    for key, value in {"youngs_modulus": youngs_modulus, "shear_modulus": shear_modulus,
+                       "density": density, "area": area, "torsion_constant": torsion_constant}.items():
+        problems += number_problems(label, key, as_number(value), lambda x: x > 0,
+                                    "a finite number > 0")
+    if not (is_vector(iy_iz, 2) and np.all(iy_iz > 0)):
         problems.append(f"{label}: second_moments must be two finite numbers > 0 (I_y, I_z)")
-    if not (np.isscalar(stiffness_damping) and np.isfinite(stiffness_damping)
-            and stiffness_damping >= 0):
-        problems.append(f"{label}: stiffness_damping must be a finite number >= 0")
+    problems += number_problems(label, "stiffness_damping", as_number(stiffness_damping),
+                                lambda x: x >= 0, "a finite number >= 0")
     if problems:
         raise ModelError(problems)
 

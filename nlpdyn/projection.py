@@ -19,7 +19,7 @@ import casadi as ca
 import numpy as np
 
 from .fastcall import FastFunction, silenced_stdout
-from .step_nlp import _block_diagonal, _max_abs, _min_or_inf
+from .step_nlp import _block_diagonal, _max_abs, _min_or_inf, pseudo_inverse_solve
 
 # The least-distance solves' Tikhonov shift, relative to the largest diagonal entry of A A^T:
 # eigenvalues far below it count as zero (as lstsq's rcond = 1e-12 did), and each refinement
@@ -236,20 +236,9 @@ def _scaled_jacobian(cs, jacobian) -> ca.Function:
 
 def _least_distance(A, W, name):
     """r -> dy = -A^T (A A^T)^+ r, the smallest dy with A dy = -r (least squares if none),
-    A and W = A A^T sparse. (W + delta I) z_k+1 = ... by iterated Tikhonov converges to the
-    pseudo-inverse solution; the pattern is analysed once, by the sparse LDL^T."""
-    n = A.size1()
-    eye = ca.MX(ca.DM.eye(n))
-    pattern = W.sparsity() + eye.sparsity()
-    W_reg = ca.project(W + _REGULARIZATION * ca.mmax(ca.diag(W)) * eye, pattern)
-    solver = ca.Linsol(name, "ldl", pattern)
-
-    def solve(r):
-        z = ca.MX.zeros(n)
-        for _ in range(_REFINEMENTS):
-            z = z + solver.solve(W_reg, r - W @ z)
-        return -A.T @ z
-    return solve
+    A and W = A A^T sparse."""
+    solve = pseudo_inverse_solve(W, name, _REGULARIZATION, _REFINEMENTS)
+    return lambda r: -A.T @ solve(r)
 
 
 def _violation_function(cs, name, Q, T, violation) -> FastFunction:

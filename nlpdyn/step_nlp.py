@@ -375,18 +375,11 @@ class StepProgram:
         n_rows = A.size1()
         y, P = y_free, ca.MX.zeros(n_rows)
         if n_rows:
-            # W = A A^T is sparse (joints couple neighbouring bodies); its pattern is analysed
-            # once here, by the sparse LDL^T; the Tikhonov shift makes redundant rows solvable
-            W = ca.mtimes(A, A.T)
-            eye = ca.MX(ca.DM.eye(n_rows))
-            pattern = W.sparsity() + eye.sparsity()
-            delta = self.settings.regularization * ca.mmax(ca.diag(W))
-            solver = ca.Linsol("direct_ls", "ldl", pattern)
-            Wreg = ca.project(W + delta * eye, pattern)
-            r = A @ y_free + c
-            z = ca.MX.zeros(n_rows)
-            for _ in range(self.settings.refinement_steps):
-                z = z + solver.solve(Wreg, r - W @ z)
+            # W = A A^T is sparse (joints couple neighbouring bodies)
+            solve = pseudo_inverse_solve(ca.mtimes(A, A.T), "direct_ls",
+                                         self.settings.regularization,
+                                         self.settings.refinement_steps)
+            z = solve(A @ y_free + c)
             y = y_free - A.T @ z
             P = -z
         out = self.finish.function(Q0, V0, T0, H, y, self._full(P), ca.MX.zeros(0),
@@ -657,6 +650,25 @@ _QP_OPTIONS = {
     "highs": {"highs": {"output_flag": False}},
     "proxqp": {"proxqp": {"backend": "sparse", "eps_abs": 1e-12, "eps_rel": 0.0}},
 }
+
+
+def pseudo_inverse_solve(W, name, regularization, refinements):
+    """r -> z = W^+ r for a sparse symmetric positive semidefinite W = A A^T, as MX: iterated
+    Tikhonov, (W + delta I) z_k+1 = (W + delta I) z_k + r - W z_k with delta = regularization
+    times W's largest diagonal entry, converges to the pseudo-inverse solution, so redundant
+    rows are solvable. The pattern is analysed once, by CasADi's sparse LDL^T."""
+    n = W.size1()
+    eye = ca.MX(ca.DM.eye(n))
+    pattern = W.sparsity() + eye.sparsity()
+    W_reg = ca.project(W + regularization * ca.mmax(ca.diag(W)) * eye, pattern)
+    solver = ca.Linsol(name, "ldl", pattern)
+
+    def solve(r):
+        z = ca.MX.zeros(n)
+        for _ in range(refinements):
+            z = z + solver.solve(W_reg, r - W @ z)
+        return z
+    return solve
 
 
 def _max_abs(x):

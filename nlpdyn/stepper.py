@@ -12,6 +12,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .assembly import LedgerTotals, Recorder, build_result
+from .checks import is_number
 from .joints.ideal import Joint
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
 from .projection import (GapProjector, independent_rows, normalise, position_change,
@@ -149,12 +150,13 @@ class StepperSettings:
         for name in ("nlp_tol", "consistency_tol", "projection_tol", "check_tol", "regularization",
                      "gap_tol", "implicit_tol", "polish_tol", "nlp_mu_init", "energy_tol",
                      "violation_check"):
-            if not _is_number(getattr(self, name), above=0):
+            if not (is_number(getattr(self, name)) and getattr(self, name) > 0):
                 problems.append(f"{name} must be > 0 (a finite number), got {getattr(self, name)!r}")
         for name in ("tie_break", "complementarity_eps"):
-            if not _is_number(getattr(self, name), at_least=0):
+            if not (is_number(getattr(self, name)) and getattr(self, name) >= 0):
                 problems.append(f"{name} must be >= 0 (a finite number), got {getattr(self, name)!r}")
-        if self.max_penetration is not None and not _is_number(self.max_penetration, above=0):
+        if self.max_penetration is not None and not (is_number(self.max_penetration)
+                                                     and self.max_penetration > 0):
             problems.append(f"max_penetration must be None or > 0 (m, a finite number), got "
                             f"{self.max_penetration!r}")
         for name, least in (("max_retries", 0), ("nlp_bisections", 0), ("gap_iterations", 0),
@@ -182,15 +184,6 @@ class StepperSettings:
             problems.append(f"nlp_method must be 'bisection' or 'ipopt', got {self.nlp_method!r}")
         if problems:
             raise ModelError(problems)
-
-
-def _is_number(value, above=None, at_least=None) -> bool:
-    """A finite real number (not a bool) above / at least the bound."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        return False
-    if not np.isfinite(value):
-        return False
-    return (above is None or value > above) and (at_least is None or value >= at_least)
 
 
 class StepFailure(RuntimeError):
@@ -407,8 +400,7 @@ class Stepper:
                               "to project them)"] + msgs)
         q_new, _, viol, ok = project_positions(cs, q, t, tol=st.projection_tol)
         if not ok:
-            worst = max(rows, key=lambda r: np.abs(np.asarray(cs.phi(q_new, t)).ravel()[r.start:r.stop]).max()
-                        if r.size else 0.0)
+            worst = _worst_row(cs, np.asarray(cs.phi(q_new, t)).ravel())
             raise ModelError([f"initial positions cannot be made consistent: residual {viol:.3e} "
                               f"after projection, worst at {worst.element.label}"])
         v_new, vres = project_velocities(cs, q_new, v, t)
@@ -419,10 +411,8 @@ class Stepper:
                 problems.append(f"{r.element.label}: initial gap {gaps[r.start:r.stop].min():.3e} m "
                                 "< 0 after the initial projection (the bodies overlap)")
         if not vres <= st.consistency_tol * max(1.0, np.abs(v_new).max()):
-            residual = np.abs(np.asarray(cs.velocity_jacobian(q_new, t)) @ v_new
-                              + np.asarray(cs.phi_t(q_new, t)).ravel())
-            worst = max((r for r in cs.constraint_rows if r.size),
-                        key=lambda r: residual[r.start:r.stop].max())
+            worst = _worst_row(cs, np.asarray(cs.velocity_jacobian(q_new, t)) @ v_new
+                               + np.asarray(cs.phi_t(q_new, t)).ravel())
             problems.append(f"initial velocities cannot be made consistent: residual {vres:.3e} "
                             f"after projection, worst at {worst.element.label} (ill-conditioned "
                             "masses or joints?)")
@@ -674,9 +664,7 @@ class Stepper:
             t1 = self.t + sol.h
             _, _, left, closes = project_positions(self.cs, out[0], t1, tol=1e-10, max_iter=10)
             if not closes:
-                phi = np.abs(np.asarray(self.cs.phi(out[0], t1)).ravel())
-                worst = max((r for r in self.cs.constraint_rows if r.size),
-                            key=lambda r: phi[r.start:r.stop].max())
+                worst = _worst_row(self.cs, np.asarray(self.cs.phi(out[0], t1)).ravel())
                 return False, (f"joints apart by {violation:.3e} after the step (worst: "
                                f"{worst.element.label}) and no nearby configuration closes them "
                                f"(residual {left:.3e} after projection): the constraints "
@@ -743,13 +731,18 @@ class Stepper:
             active = impact = self._active
             changed = False
         self.ledger.add(ledger, impact, proj_energy)
-        jac = Pi_g
         self.q, self.v, self.t, self.gaps, self._active = q1, v1, t1, gaps, active
         return StepInfo(t1, sol.h, sol.solver, sol.status, sol.iterations, wall,
                         float(eom[0]), float(viol[0]), float(norm_err[0]), float(min_gap[0]),
                         float(comp[0]), retries, proj_change, sol.gap_iterations, changed,
                         outcome.scheme, outcome.fallback, outcome.error, proj_energy,
-                        mu, lam, gaps, jac, impact)
+                        mu, lam, gaps, Pi_g, impact)
+
+
+def _worst_row(cs, residual):
+    """The constraint rows' entry (an element's rows) with the largest |residual|."""
+    return max((r for r in cs.constraint_rows if r.size),
+               key=lambda r: np.abs(residual[r.start:r.stop]).max())
 
 
 def _gap_groups(cs):
