@@ -55,7 +55,7 @@ class LedgerTotals:
         """Per column group, cumulative sums after each of ``steps`` (0: before any step)."""
         cs, n, nj, ng = self.cs, self.n_el, self.n_joint, self.cs.n_gap
         k = len(self._steps)
-        inc = np.zeros((k + 1, 2 * n + nj + ng + 3))
+        inc = np.zeros((k + 1, 2 * n + nj + 2 * ng + 3))
         impact = np.zeros((k + 1, ng), dtype=bool)
         projection = np.zeros(k + 1)
         if k:
@@ -63,6 +63,7 @@ class LedgerTotals:
             impact[1:] = np.array([s[1] for s in self._steps]).reshape(k, ng)
             projection[1:] = [s[2] for s in self._steps]
         gaps = inc[:, 2 * n + nj:2 * n + nj + ng]
+        friction = inc[:, 2 * n + nj + ng:2 * n + nj + 2 * ng]
         groups = len(cs.gap_rows)
         to_element = np.zeros((ng, groups))
         to_element[np.arange(ng), self.gap_owner] = 1.0
@@ -72,6 +73,7 @@ class LedgerTotals:
                 "joints": total(inc[:, 2 * n:2 * n + nj]),
                 "impact": total(np.where(impact, gaps, 0.0) @ to_element),
                 "contact": total(np.where(impact, 0.0, gaps) @ to_element),
+                "friction": total(friction @ to_element),
                 "gyroscopic": total(inc[:, -3]),
                 # the step's own "potential" ends at the unprojected position; the
                 # projection follows
@@ -86,6 +88,8 @@ class LedgerTotals:
         out.update({f"work:{r.name}": c["joints"][:, j] for j, r in enumerate(cs.constraint_rows)})
         for j, r in enumerate(cs.gap_rows):
             out[f"impact:{r.name}"], out[f"contact:{r.name}"] = c["impact"][:, j], c["contact"][:, j]
+            if r.element.friction > 0:
+                out[f"friction:{r.name}"] = c["friction"][:, j]
         out["residual"] = sum(c[p] for p in RESIDUAL_PARTS)
         out.update({f"residual:{p}": c[p] for p in RESIDUAL_PARTS})
         return out
@@ -200,11 +204,13 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
     joint_local = _joint_forces(stepper.program.joint_forces, cs, start_q, start_t, mu)
     gap_local = {r.name: np.einsum("kjc,kj->kc", gap_jac[:, r.start:r.stop], lam[:, r.start:r.stop])
                  for r in cs.gap_rows}
-    local = {**joint_local, **gap_local}
+    friction_local = _friction_local(cs, start_q, infos)
+    local = {**joint_local, **{k: g + friction_local.get(k, 0.0) for k, g in gap_local.items()}}
     wrenches = {r.name: _wrenches_from_local(r.element, start_q, local[r.name],
                                              r.element.reaction_point())
                 for r in [*cs.constraint_rows, *cs.gap_rows]}
     contact_points, contact_vectors = _contact_data(cs, gap_jac, q, lam)
+    friction_vectors = _friction_data(cs, infos)
     wrenches.update(_force_wrenches(cs, start_t, start_q, start_v, start_z, t[1:], q[1:], v[1:]))
     element_pot = dict(zip([el.name for el in cs.force_elements],
                            np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T))
@@ -224,7 +230,7 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
     return Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,
                   [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
                   message, stepper.initial_projection, info, contact_points, contact_vectors,
-                  force_elements, work, element_pot, ledger)
+                  force_elements, work, element_pot, ledger, friction_vectors)
 
 
 def _force_wrenches(cs, t0, q0, v0, z0, t1, q1, v1):
@@ -362,3 +368,45 @@ def _contact_data(cs, gap_jac, q, lam):
         vectors[r.name] = sign * g * lam[:, r.start:r.stop, None]
         points[r.name] = np.transpose(all_points[r.start:r.stop], (2, 0, 1))
     return points, vectors
+
+
+def _friction_data(cs, infos):
+    """Per clearance joint with friction: the tangential contact force of every gap on the
+    child, global, (n, n_gaps, 3) (zeros where a step had none)."""
+    rows = [r for r in cs.gap_rows if r.element.friction > 0]
+    if not rows:
+        return {}
+    zero = np.zeros((cs.n_gap, 3))
+    forces = np.array([zero if i.friction is None else i.friction for i in infos]).reshape(
+        len(infos), cs.n_gap, 3)
+    return {r.name: forces[:, r.start:r.stop] for r in rows}
+
+
+def _friction_local(cs, start_q, infos):
+    """Per clearance joint with friction: the generalised force (n, 12) of its friction forces
+    on its bodies' velocities (applied at each step's start-of-step contact points), for the
+    joint's wrenches."""
+    vectors = _friction_data(cs, infos)
+    if not vectors:
+        return {}
+    points = np.asarray(cs.contact_points.map(len(start_q))(start_q.T)).reshape(
+        cs.n_gap, 3, len(start_q), order="F")
+    out = {}
+    for r in cs.gap_rows:
+        if r.name not in vectors:
+            continue
+        f = vectors[r.name]                                          # (n, n_gaps, 3) on the child
+        x = np.transpose(points[r.start:r.stop], (2, 0, 1))          # (n, n_gaps, 3)
+        local = np.zeros((len(start_q), 12))
+        for j, (b, sign) in enumerate(zip(r.element.bodies[:2], (-1.0, 1.0))):
+            if b.is_ground:
+                continue
+            k = b.index
+            A = rotation_matrices(start_q[:, 7 * k + 3:7 * k + 7])      # (n, 3, 3)
+            arm = x - start_q[:, None, 7 * k:7 * k + 3]
+            force = sign * f
+            local[:, 6 * j:6 * j + 3] = force.sum(axis=1)
+            # body-frame moment n' = A^T (arm x f)
+            local[:, 6 * j + 3:6 * j + 6] = np.einsum("nji,nj->ni", A, np.cross(arm, force).sum(axis=1))
+        out[r.name] = local
+    return out

@@ -20,6 +20,13 @@ contact step" and "Radial clearance as a cone"):
 ``"linearised"``
     The seed's scheme: gaps linearised at the start of the step, one solve, no iteration.
     Penetrates by ~h^2 |v|^2 / c and pushes the penetration out on the next step.
+
+Coulomb friction in clearance contacts bounds each tangential impulse by mu times a normal
+impulse known before the solve (the previous iterate's, or the previous step's on a step's
+first solve) and aligns its polygon with a known slip direction. Each solve reports how far
+these lagged values are from its own (``StepSolution.friction_error``, m); the schemes add it
+to the step's error, so a step with friction iterates until its friction cone holds with its
+own normal impulse. ``"linearised"`` does not iterate: its friction lags one step.
 """
 from __future__ import annotations
 
@@ -80,6 +87,11 @@ class ContactScheme:
             return None
         return previous_force * h, np.zeros(nv)
 
+    def step_error(self, sol, out) -> float:
+        """``error`` plus the solve's friction error (m; a scheme without iterations cannot
+        reduce it)."""
+        return self.error(out) + (sol.friction_error if self.max_iterations else 0.0)
+
     def error(self, out) -> float:
         """How far a step is from the end-of-step contact conditions (m): its penetration plus
         the largest true gap still open where the solve closed it (force acting, linearised
@@ -100,7 +112,7 @@ class ContactScheme:
         linearly converging iterations are below 1/2, the drift times r / (1 - r) with r the
         larger rate. The iterate with the least error is kept.
         """
-        error = self.error(out)
+        error = self.step_error(sol, out)
         last, last_out = sol, out
         previous_drift, previous_rate = 0.0, np.inf
         for it in range(1, self.max_iterations + 1):
@@ -116,7 +128,7 @@ class ContactScheme:
             worse = max(rate, previous_rate)
             distance = step * worse / (1 - worse) if worse < 0.5 else step
             previous_drift, previous_rate = step, rate
-            last_error = self.error(last_out) + distance
+            last_error = self.step_error(last, last_out) + distance
             if last_error < error:
                 sol, out, error = last, last_out, last_error
         return ContactOutcome(sol, out, self.name, sol.gap_iterations, error,

@@ -128,7 +128,7 @@ class Result:
                  gaps, body_names, constraint_rows, gap_rows, wrenches, success, status,
                  message, initial_projection=None, info=None, contact_points=None,
                  contact_vectors=None, force_elements=None, element_work=None,
-                 element_potential=None, ledger=None):
+                 element_potential=None, ledger=None, friction_vectors=None):
         self.t, self.q, self.v, self.h = t, q, v, h
         self.energy, self.kinetic_energy, self.potential_energy = energy, kinetic_energy, potential_energy
         self.stats, self.mu, self.lam, self.gaps = stats, mu, lam, gaps
@@ -145,6 +145,8 @@ class Result:
         self.element_work = element_work or {}
         self.element_potential = element_potential or {}
         self.ledger = dict(ledger or {})   # column -> cumulative J (n_points,); energy_ledger()
+        # clearance joints with friction: name -> (n_steps, n_gaps, 3)
+        self.friction_vectors = dict(friction_vectors or {})
 
     # ------------------------------------------------------------------ lookups
     def _body(self, name):
@@ -309,6 +311,32 @@ class Result:
         start, stop, _ = self._gap_rows(name)
         return np.concatenate([np.zeros((1, stop - start, 3)), self.contact_vectors[name]])
 
+    def contact_friction_vector(self, name: str) -> np.ndarray:
+        """Tangential (Coulomb friction) contact force of every gap on the joint's child body,
+        global, shape (n_points, n_gaps, 3) (row 0 is zero; all zero for a joint without
+        friction).
+
+        Example
+        -------
+        >>> res.contact_friction_vector("pin")[-1]          # doctest: +SKIP
+        """
+        start, stop, _ = self._gap_rows(name)
+        steps = np.zeros((len(self.t) - 1, stop - start, 3))
+        return np.concatenate([np.zeros((1, stop - start, 3)),
+                               self.friction_vectors.get(name, steps)])
+
+    def contact_friction(self, name: str) -> np.ndarray:
+        """Tangential (Coulomb friction) contact force magnitudes (N), shape (n_points,
+        n_gaps), beside ``contact_force``; at most the friction coefficient times it (to the
+        polygon's 1 - cos(pi/8) inside the cone, README "Coulomb friction in clearance
+        joints").
+
+        Example
+        -------
+        >>> res.contact_friction("pin").max()               # doctest: +SKIP
+        """
+        return np.linalg.norm(self.contact_friction_vector(name), axis=2)
+
     def _wrench(self, name, body):
         bodies = self._rows(name)[2]
         if body is None:
@@ -390,7 +418,8 @@ class Result:
             arrays["stats__" + f.name] = getattr(self.stats, f.name)
         for prefix, named in (("wrench__", self.wrenches), ("cpoint__", self.contact_points),
                               ("cforce__", self.contact_vectors), ("ework__", self.element_work),
-                              ("epot__", self.element_potential), ("ledger__", self.ledger)):
+                              ("epot__", self.element_potential), ("ledger__", self.ledger),
+                              ("cfric__", self.friction_vectors)):
             arrays.update({prefix + name: a for name, a in named.items()})
         return arrays
 
@@ -464,7 +493,7 @@ class Result:
                    named("wrench__"), meta["success"], meta["status"], meta["message"],
                    meta["initial_projection"], meta["info"], named("cpoint__"),
                    named("cforce__"), meta["force_elements"], named("ework__"),
-                   named("epot__"), named("ledger__"))
+                   named("epot__"), named("ledger__"), named("cfric__"))
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:
@@ -648,6 +677,8 @@ def _problems(arrays: dict, meta, nonstrict_json: bool) -> list:
         gaps = (f"gaps of {name}", stop - start)
         expected["cpoint__" + name] = ((points, gaps, ("3", 3)), "f")
         expected["cforce__" + name] = ((steps, gaps, ("3", 3)), "f")
+        if "cfric__" + name in arrays:      # optional: clearance joints with friction
+            expected["cfric__" + name] = ((steps, gaps, ("3", 3)), "f")
     for name in meta.get("force_elements", {}):
         expected["ework__" + name] = expected["epot__" + name] = ((points,), "f")
     for key in arrays:

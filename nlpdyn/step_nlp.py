@@ -39,9 +39,11 @@ import numpy as np
 from .fastcall import FastFunction, dense, silenced_stdout
 from .implicit import ImplicitLinearisation
 from .joints.ideal import Joint
-from .rotations import G_matrix
+from .rotations import G_matrix, rotation_matrix
 
 JACOBIAN_AT = ("start", "iterate")
+FRICTION_DIRECTIONS = 8     # sides of the polygon inscribed in each friction disk
+_SLIP = 1e-10               # m/s: a relative tangential speed below this is no direction
 _NO_ARRAY = np.zeros(0)
 _CSE = {"cse": True}    # common subexpressions evaluated once (~20 % fewer operations)
 
@@ -59,6 +61,8 @@ class StepSolution:
     iterations: int
     success: bool
     gap_iterations: int = 0
+    P_t: np.ndarray = None          # tangential (friction) impulse per gap row on the child, (n_gap, 3)
+    friction_error: float = 0.0     # m: how far the lagged normal impulse and slip direction are
 
 
 class StepProgram:
@@ -99,6 +103,13 @@ class StepProgram:
         self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, z=z,
                          rows_eq=rows_eq, A_eq=A_eq, b_imp=b_imp, qdot=qdot)
         self._rows = {}
+        self._grads = {}
+        self._friction = {}
+        # Coulomb friction: the gap rows of clearance joints with friction > 0
+        self.friction_gaps = [(j, float(r.element.friction), r.element) for r in cs.gap_rows
+                              for j in range(r.start, r.stop) if r.element.friction > 0]
+        self.n_fric = len(self.friction_gaps)
+        self.has_friction = self.n_fric > 0
         self._prepare = {}
         self._curvature = {}
         # Each joint's generalised force Pi_r^T mu_r along the step's own rows (Pi = d rows/dv)
@@ -134,6 +145,7 @@ class StepProgram:
         rows_eq1, rows_g1 = ca.SX.sym("rows_eq", ne), ca.SX.sym("rows_g", ng)
         impulse, y_free_in = ca.SX.sym("impulse", nv), ca.SX.sym("y_free", nv)
         Pi_g_local = ca.SX.sym("Pi_g_local", ng, 12)
+        friction_work = ca.SX.sym("friction_work", ng)
         shift = ca.SX.sym("shift", nv)  # C (y - y_lin) of a curvature-corrected solve, else 0
         q1 = q0 + h * qdot
         t1 = t0 + h
@@ -147,7 +159,7 @@ class StepProgram:
             _max_abs(L @ (y - y_free_in)) / h
         ledger = self._ledger_increments(q0, v0, t0, h, q1, v, z, P_eq, P_g,
                                          Aybar_eq := ca.SX.sym("Aybar_eq", ne),
-                                         Aybar_g := ca.SX.sym("Aybar_g", ng))
+                                         Aybar_g := ca.SX.sym("Aybar_g", ng), friction_work)
         # the discretisation's energy (the ledger's residual parts and ideal joints' work,
         # which is none in the limit) and the energy in play: kinetic at both ends, gravity
         # over the model's size, every agent's work in the step
@@ -161,10 +173,10 @@ class StepProgram:
                            _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v),
                            created, in_play)
         finish_in = ["q0", "v0", "t0", "h", "y", "P_eq", "P_g", "rows_eq", "rows_g", "impulse",
-                     "Aybar_eq", "Aybar_g", "y_free", "shift", "z", "Pi_g_local"]
+                     "Aybar_eq", "Aybar_g", "y_free", "shift", "z", "Pi_g_local", "friction_work"]
         self.finish = FastFunction(ca.Function(
             "step_finish", [q0, v0, t0, h, y, P_eq, P_g, rows_eq1, rows_g1, impulse, Aybar_eq,
-                            Aybar_g, y_free_in, shift, z, Pi_g_local],
+                            Aybar_g, y_free_in, shift, z, Pi_g_local, friction_work],
             [q1, v, P_eq / h, P_g / h, _max_abs(eom), _max_abs(cs.phi(q1, t1)), _max_abs(norms),
              _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), Pi_g_local, h * rows_g1, ledger,
              ca.fabs(cs.phi(q1, t1)), check],
@@ -204,7 +216,8 @@ class StepProgram:
     def ledger_layout(self):
         """Names of the entries of ``finish``'s "ledger" output: per force element its work
         and its conservative part's work ("work", "conservative"), per bilateral element the
-        work of its impulses, per gap row the work of its impulse, then "gyroscopic",
+        work of its impulses, per gap row the work of its normal impulse, per gap row the work of
+        its friction impulse ("friction"; 0 without friction), then "gyroscopic",
         "potential" (the conservative forces' work plus the change of the stored energy) and
         "solver" (the work of the EOM residual)."""
         cs = self.cs
@@ -212,11 +225,14 @@ class StepProgram:
                 [("conservative", el.name) for el in cs.force_elements] +
                 [("joint", r.name) for r in cs.constraint_rows] +
                 [("gap", j) for j in range(cs.n_gap)] +
+                [("friction", j) for j in range(cs.n_gap)] +
                 [("gyroscopic", None), ("potential", None), ("solver", None)])
 
-    def _ledger_increments(self, q0, v0, t0, h, q1, v1, z, P_eq, P_g, Aybar_eq, Aybar_g):
+    def _ledger_increments(self, q0, v0, t0, h, q1, v1, z, P_eq, P_g, Aybar_eq, Aybar_g,
+                           friction_work):
         """One step's energy ledger (``ledger_layout``): every agent's impulse times the step's
-        mean velocity, which makes the kinetic energy balance exact (``nlpdyn.assembly``)."""
+        mean velocity, which makes the kinetic energy balance exact (``nlpdyn.assembly``);
+        ``friction_work`` per gap row is computed the same way by the caller."""
         cs = self.cs
         t1 = t0 + h
         v_bar = 0.5 * (v0 + v1)
@@ -234,8 +250,9 @@ class StepProgram:
         gyroscopic = -h * ca.dot(cs.gyroscopic(v0), v_bar)
         potential = ca.sum1(conservative) + cs.potential(t1, q1) - cs.potential(t0, q0)
         solver = (cs.kinetic(v1) - cs.kinetic(v0) - ca.sum1(applied) - ca.sum1(joints)
-                  - ca.sum1(gaps) - gyroscopic)
-        return ca.vertcat(applied, conservative, joints, gaps, gyroscopic, potential, solver)
+                  - ca.sum1(gaps) - ca.sum1(friction_work) - gyroscopic)
+        return ca.vertcat(applied, conservative, joints, gaps, friction_work, gyroscopic,
+                          potential, solver)
 
     # ------------------------------------------------------------------ kinematics
     def _qdot(self, q0, v, h):
@@ -266,7 +283,110 @@ class StepProgram:
             held = ca.fmin(cs.gap(q0), 0) if self.settings.projection else 0
             rows = (cs.gap(q_lin) - held) / h + grad @ (s["qdot"] - (q_lin - q0) / h)
             self._rows[jacobian_at] = (rows, ca.jacobian(rows, s["y"]))
+            self._grads[jacobian_at] = grad
         return self._rows[jacobian_at]
+
+    # ------------------------------------------------------------------ Coulomb friction
+    def _friction_geometry(self, jacobian_at):
+        """Per frictional gap row: the child's velocity relative to the parent's at the contact
+        point, w(y) (global, linear in y; lever arms and contact point at the start of the step),
+        the unit normal (the gap gradient on the child's translation) and the tangent basis
+        (t1 along the reference slip: the tangential part of w(y_ref), else of w at the start
+        velocity, else any), as SX of q0, v0, q_lin, y_ref."""
+        cs, s = self.cs, self._sym
+        q0, v0, y = s["q0"], s["v0"], s["y"]
+        y_ref = ca.SX.sym("y_ref", self.nv)
+        self._gap_rows(jacobian_at)
+        grad = self._grads[jacobian_at]
+        points = cs.contact_points(q0)
+        v_of = lambda yy: self._Linv_T @ yy                       # noqa: E731
+
+        def point_velocity(body, x, vel):
+            if body.is_ground:
+                return ca.SX.zeros(3)
+            k = body.index
+            A = rotation_matrix(q0[7 * k + 3:7 * k + 7])
+            return vel[6 * k:6 * k + 3] + ca.cross(A @ vel[6 * k + 3:6 * k + 6], x - q0[7 * k:7 * k + 3])
+
+        def tangential(e, n):
+            return e - ca.dot(e, n) * n
+
+        rel, basis = [], []
+        for j, _, el in self.friction_gaps:
+            parent, child = el.bodies[0], el.bodies[-1]
+            x = points[j, :].T
+            w = lambda vel: point_velocity(child, x, vel) - point_velocity(parent, x, vel)  # noqa: E731,B023
+            n = (grad[j, 7 * child.index:7 * child.index + 3].T if not child.is_ground
+                 else -grad[j, 7 * parent.index:7 * parent.index + 3].T)
+            n = n / ca.sqrt(ca.dot(n, n) + 1e-300)
+            e_ref, e_start = tangential(w(v_of(y_ref)), n), tangential(w(v0), n)
+            other = ca.if_else(ca.fabs(n[0]) < 0.9, ca.DM([1, 0, 0]), ca.DM([0, 1, 0]))
+            any_t = tangential(other, n)
+            unit = lambda e: e / ca.fmax(ca.norm_2(e), _SLIP)   # noqa: E731
+            t1 = ca.if_else(ca.norm_2(e_ref) > _SLIP, unit(e_ref),
+                            ca.if_else(ca.norm_2(e_start) > _SLIP, unit(e_start), unit(any_t)))
+            rel.append(w(v_of(y)))
+            basis.append((n, t1, ca.cross(n, t1)))
+        return y_ref, rel, basis
+
+    def friction_rows(self, jacobian_at="start") -> ca.Function:
+        """The fixed-h QP's friction rows. Per frictional gap row j a slack s_j >= d_i . w_j(y)
+        for the FRICTION_DIRECTIONS unit directions d_i of the tangent plane (d_1 = t1), and the
+        objective term mu_j P_n,j s_j: at the optimum s_j is the largest slip component and the
+        rows' multipliers beta_i >= 0 sum to mu_j P_n,j, a tangential impulse -sum beta_i d_i
+        in the polygon inscribed in the friction disk (maximum dissipation). Outputs: the rows
+        d_i . w_j(y) = A_f y, the slacks' costs mu_j max(P_n,j, 0) and the directions (3, k nf)."""
+        if jacobian_at not in self._friction:
+            s = self._sym
+            y_ref, rel, basis = self._friction_geometry(jacobian_at)
+            P_n = ca.SX.sym("P_n", self.n_gap)
+            k = FRICTION_DIRECTIONS
+            dirs = [np.cos(2 * np.pi * i / k) * t1 + np.sin(2 * np.pi * i / k) * t2
+                    for _, t1, t2 in basis for i in range(k)]
+            rows = ca.vertcat(*[ca.dot(dirs[k * f + i], rel[f]) for f in range(self.n_fric)
+                                for i in range(k)])
+            cost = ca.vertcat(*[mu * ca.fmax(P_n[j], 0) for j, mu, _ in self.friction_gaps])
+            self._friction[jacobian_at] = ca.Function(
+                f"friction_rows_{jacobian_at}", [s["q0"], s["v0"], s["q_lin"], y_ref, P_n],
+                [ca.jacobian(rows, s["y"]), cost, ca.horzcat(*dirs)],
+                ["q0", "v0", "q_lin", "y_ref", "P_n"], ["A_f", "cost", "directions"], _CSE)
+        return self._friction[jacobian_at]
+
+    def friction_report(self, jacobian_at="start") -> ca.Function:
+        """After a solve: the tangential impulse per gap row on the child (n_gap, 3; zero rows
+        without friction), its work at the step's mean velocity (n_gap) and the friction
+        error (m): per frictional row h mu / m (|P_n - P_n,lagged| + P_n |slip direction -
+        t1| while it slips), m the lighter body's mass; 0 once the lagged normal impulse and
+        the reference slip direction are the step's own."""
+        key = ("report", jacobian_at)
+        if key not in self._friction:
+            s = self._sym
+            q0, v0, y, h, q_lin = s["q0"], s["v0"], s["y"], s["h"], s["q_lin"]
+            y_ref, rel, basis = self._friction_geometry(jacobian_at)
+            k, ng = FRICTION_DIRECTIONS, self.n_gap
+            P_used, P_new = ca.SX.sym("P_used", ng), ca.SX.sym("P_g", ng)
+            beta, y_bar = ca.SX.sym("beta", k * self.n_fric), ca.SX.sym("y_bar", self.nv)
+            P_t, work, error = ca.SX.zeros(ng, 3), ca.SX.zeros(ng), ca.SX(0)
+            for f, (j, mu, el) in enumerate(self.friction_gaps):
+                n, t1, t2 = basis[f]
+                P = -sum((beta[k * f + i] * (np.cos(2 * np.pi * i / k) * t1
+                                             + np.sin(2 * np.pi * i / k) * t2) for i in range(k)),
+                         ca.SX.zeros(3))
+                P_t[j, :] = P.T
+                work[j] = ca.dot(P, ca.substitute(rel[f], y, y_bar))
+                slip = rel[f] - ca.dot(rel[f], n) * n
+                speed = ca.norm_2(slip)
+                turn = ca.if_else(speed > _SLIP, ca.norm_2(slip / ca.fmax(speed, _SLIP) - t1), 0)
+                mass = min(b.mass for b in el.bodies if not b.is_ground)
+                error = ca.fmax(error, h * mu / mass * (ca.fabs(P_new[j] - ca.fmax(P_used[j], 0))
+                                                        + ca.fmax(P_new[j], 0) * turn))
+            self._friction[key] = ca.Function(
+                f"friction_report_{jacobian_at}",
+                [q0, v0, q_lin, y_ref, P_used, h, y, P_new, beta, y_bar],
+                [ca.densify(P_t), ca.densify(work), error],
+                ["q0", "v0", "q_lin", "y_ref", "P_used", "h", "y", "P_g", "beta", "y_bar"],
+                ["P_t", "work", "error"], _CSE)
+        return self._friction[key]
 
     def prepare_sparse(self, jacobian_at="start") -> ca.Function:
         """The linear rows of a step, A y + c (joints, then gaps), y_free, and each gap row's
@@ -384,7 +504,8 @@ class StepProgram:
             P = -z
         out = self.finish.function(Q0, V0, T0, H, y, self._full(P), ca.MX.zeros(0),
                                    *self._finish_args(A, c, A_g, c_g, y, P, ca.MX.zeros(0), V0),
-                                   y_free, ca.MX.zeros(self.nv), Z, Pi_g_local)
+                                   y_free, ca.MX.zeros(self.nv), Z, Pi_g_local,
+                                   ca.MX.zeros(self.n_gap))
         return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H, Z], [y, self._full(P), *out],
                                         ["q0", "v0", "t0", "h", "z"],
                                         ["y", "P_eq", *self.finish.names_out]))
@@ -396,13 +517,16 @@ class StepProgram:
         self._qp.clear()
 
     def solve_qp(self, q0, v0, t0, h, q_lin, z, warm=None, curvature=None, y_imp=None,
-                 jacobian_at="start"):
+                 jacobian_at="start", friction=None):
         """Fixed h: prepare the rows, solve the QP with a conic plugin, finish: one call.
 
         ``curvature`` = (P_g, y_lin) adds (y - y_lin)^T C (y - y_lin) / 2 to the objective,
         C = ``gap_curvature(jacobian_at)``(q0, h, q_lin, P_g), for sequential-QP iterations
         about y_lin. ``y_imp``: where the implicit force elements are linearised (default: the
-        start velocity). Returns (StepSolution, finish outputs).
+        start velocity). ``friction`` = (P_n, y_ref): the normal impulses bounding the friction
+        impulses (lagged: the previous iterate's or step's) and the scaled velocity whose slip
+        directions the friction polygons align with (default: ``curvature``, else no friction
+        impulse and the start velocity). Returns (StepSolution, finish outputs).
         """
         lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
         P_curv, y_lin = (np.zeros(self.n_gap), np.zeros(self.nv)) if curvature is None else curvature
@@ -413,14 +537,18 @@ class StepProgram:
         else:
             H_imp, b_lin = _NO_ARRAY, _NO_ARRAY
         args = (q0, v0, t0, h, q_lin, lam0, P_curv, y_lin, z, H_imp, b_lin)
+        if self.has_friction:
+            P_n, y_ref = (P_curv, y_lin) if friction is None else friction
+            args += (P_n, np.zeros(self.nv) if y_ref is None else y_ref)
         if jacobian_at not in self._qp:
             with silenced_stdout():     # qpOASES prints its banner when it allocates memory
                 self._qp[jacobian_at] = self._build_qp(self.qp_solver, jacobian_at)
-                y, lam, *out = self._qp[jacobian_at](*args)
+                y, lam, P_t, f_err, *out = self._qp[jacobian_at](*args)
         else:
-            y, lam, *out = self._qp[jacobian_at](*args)
+            y, lam, P_t, f_err, *out = self._qp[jacobian_at](*args)
         P_eq, P_g = -lam[:self.n_eq], -lam[self.n_eq:]
-        return (StepSolution(h, y, P_eq, P_g, self.qp_solver, "solved", -1, True), out)
+        return (StepSolution(h, y, P_eq, P_g, self.qp_solver, "solved", -1, True, 0,
+                             P_t.reshape(self.n_gap, 3, order="F"), float(f_err[0])), out)
 
     def _build_qp(self, plugin, jacobian_at):
         cs, nv, ne, ng = self.cs, self.nv, self.n_eq, self.n_gap
@@ -446,29 +574,49 @@ class StepProgram:
         if self.has_implicit:
             H_qp, g_qp = H_qp + ca.MX(self.implicit.pattern, H_IMP), g_qp - B_LIN
         A_qp = ca.vertcat(A, A_g)
+        lam_eq0, lam_g0 = ca.vertsplit(LAM, [0, ne, ne + ng])
+        lam_a0 = ca.vertcat(self._kept(lam_eq0, lam_eq0)[0], lam_g0)
+        lba, uba, x0 = ca.vertcat(-c, -c_g), ca.vertcat(-c, ca.DM.inf(ng)), y_free
+        nf, nr = self.n_fric, FRICTION_DIRECTIONS * self.n_fric
+        friction_in, friction_names = [], []
+        if nf:
+            # x = [y; s]: per frictional gap row a slack s_j >= d_i . w_j(y), cost mu P_n s_j
+            P_FR, Y_REF = ca.MX.sym("P_fric", ng), ca.MX.sym("y_ref", nv)
+            friction_in, friction_names = [P_FR, Y_REF], ["P_fric", "y_ref"]
+            A_f, cost, _ = self.friction_rows(jacobian_at).call([Q0, V0, QL, Y_REF, P_FR])
+            slack = ca.DM(np.kron(np.eye(nf), np.ones((FRICTION_DIRECTIONS, 1))))
+            A_qp = ca.vertcat(ca.horzcat(A_qp, ca.MX(nk + ng, nf)), ca.horzcat(-A_f, slack))
+            H_qp, g_qp = ca.diagcat(H_qp, ca.MX(nf, nf)), ca.vertcat(g_qp, cost)
+            lba, uba = ca.vertcat(lba, ca.DM.zeros(nr)), ca.vertcat(uba, ca.DM.inf(nr))
+            x0, lam_a0 = ca.vertcat(y_free, ca.DM.zeros(nf)), ca.vertcat(lam_a0, ca.DM.zeros(nr))
         # sparse patterns (joints and contacts couple neighbouring bodies); the plugin decides
         # whether it works dense or sparse
-        pattern_H = H_qp.sparsity() + ca.Sparsity.diag(nv)
+        pattern_H = H_qp.sparsity() + ca.Sparsity.diag(nv + nf)
         qp = ca.conic(f"step_qp_{plugin}_{jacobian_at}", plugin,
                       {"h": pattern_H, "a": A_qp.sparsity()}, opts)
         if (plugin, jacobian_at) not in self._qp_built:
             self._qp_built.add((plugin, jacobian_at))
             self.build_count += 1
-        lam_eq0, lam_g0 = ca.vertsplit(LAM, [0, ne, ne + ng])
-        sol = qp(h=ca.project(H_qp, pattern_H), g=g_qp, a=A_qp,
-                 lam_a0=ca.vertcat(self._kept(lam_eq0, lam_eq0)[0], lam_g0),
-                 x0=y_free, lba=ca.vertcat(-c, -c_g), uba=ca.vertcat(-c, ca.DM.inf(ng)))
-        y, lam = sol["x"], sol["lam_a"]
-        P_eq, P_g = ca.vertsplit(-lam, [0, nk, nk + ng])
-        out = self.finish.function(Q0, V0, T0, H, y, self._full(P_eq), P_g,
-                                   *self._finish_args(A, c, A_g, c_g, y, P_eq, P_g, V0),
-                                   y_free, C @ (y - Y_LIN), Z, Pi_g_local)
+        sol = qp(h=ca.project(H_qp, pattern_H), g=g_qp, a=A_qp, lam_a0=lam_a0,
+                 x0=x0, lba=lba, uba=uba)
+        y, lam = sol["x"][:nv], sol["lam_a"]
+        P_eq, P_g, beta = ca.vertsplit(-lam, [0, nk, nk + ng, nk + ng + nr])
+        args = list(self._finish_args(A, c, A_g, c_g, y, P_eq, P_g, V0))
+        P_t, f_work, f_error = ca.MX(ng, 3), ca.MX(ng, 1), ca.MX(0)
+        if nf:
+            args[2] = args[2] - A_f.T @ beta        # the friction impulses join the EOM check
+            y_bar = 0.5 * (self._L.T @ V0 + y)
+            P_t, f_work, f_error = self.friction_report(jacobian_at).call(
+                [Q0, V0, QL, Y_REF, P_FR, H, y, P_g, beta, y_bar])
+        out = self.finish.function(Q0, V0, T0, H, y, self._full(P_eq), P_g, *args,
+                                   y_free, C @ (y - Y_LIN), Z, Pi_g_local, f_work)
         fn = ca.Function(f"step_qp_{jacobian_at}",
-                         [Q0, V0, T0, H, QL, LAM, P_CURV, Y_LIN, Z, H_IMP, B_LIN],
-                         [y, ca.vertcat(-self._full(P_eq), -P_g), *out],
+                         [Q0, V0, T0, H, QL, LAM, P_CURV, Y_LIN, Z, H_IMP, B_LIN, *friction_in],
+                         [y, ca.vertcat(-self._full(P_eq), -P_g), ca.densify(ca.vec(P_t)),
+                          ca.densify(f_error), *out],
                          ["q0", "v0", "t0", "h", "q_lin", "lam0", "P_curv", "y_lin", "z", "H_imp",
-                          "b_lin"],
-                         ["y", "lam_a", *self.finish.names_out])
+                          "b_lin", *friction_names],
+                         ["y", "lam_a", "P_t", "friction_error", *self.finish.names_out])
         return FastFunction(fn)
 
     def finish_step(self, q0, v0, t0, h, q_lin, z, sol: StepSolution, jacobian_at="start",
@@ -485,7 +633,7 @@ class StepProgram:
         y, y_bar = sol.y, 0.5 * (self.cs.L.T @ np.asarray(v0, dtype=float) + sol.y)
         return self.finish(q0, v0, t0, h, y, sol.P_eq, sol.P_g, kept * (A @ y + c), A_g @ y + c_g,
                            A.T @ sol.P_eq + A_g.T @ sol.P_g, kept * (A @ y_bar), A_g @ y_bar,
-                           y_free, shift, z, Pi_g_local)
+                           y_free, shift, z, Pi_g_local, np.zeros(self.n_gap))
 
     # ------------------------------------------------------------------ NLPs (IPOPT)
     def nlp(self, form: str, variable_h: bool, jacobian_at: str = "start"):

@@ -218,6 +218,7 @@ class StepInfo:
     gaps: np.ndarray = field(repr=False, default=None)
     contact_jacobian: np.ndarray = field(repr=False, default=None)
     impact: np.ndarray = field(repr=False, default=None)
+    friction: np.ndarray = field(repr=False, default=None)
 
 
 def _step_bounds(h) -> tuple[float, float]:
@@ -294,6 +295,12 @@ class Stepper:
                               "'ipopt', or set their evaluation to 'explicit'"])
         if settings.form == "explicit" and self.solver != "ipopt" and control != "nlp":
             self.solver = "ipopt"   # the explicit form is an NLP
+        if self.program.has_friction and (self.solver != "qp" or (control == "nlp"
+                                                                   and not self._bisect_h)):
+            names = sorted({el.name for _, _, el in self.program.friction_gaps})
+            raise ModelError([f"clearance joints with friction ({names}) need the fixed-h QP "
+                              f"(solver 'qp', got {self.solver!r}) or step_control 'nlp' with "
+                              "nlp_method 'bisection' and form 'gauss'; IPOPT has no friction"])
         self.t = float(t0)
         q, v = cs.initial_state()
         self.q, self.v, self.initial_projection = self._consistent_start(normalise(q, cs.n_bodies), v)
@@ -513,7 +520,8 @@ class Stepper:
         primary = "nlp" if self.step_control == "nlp" else self.solver
         if self.step_control != "nlp":
             h_min = h_max
-        kinds = [primary] + (["ipopt"] if self.settings.fallback and primary not in ("ipopt", "nlp") else [])
+        kinds = [primary] + (["ipopt"] if self.settings.fallback and primary not in ("ipopt", "nlp")
+                             and not self.program.has_friction else [])
         for r in range(self.settings.max_retries + 1):
             hb = (min(h_min, h_max / 2**r), h_max / 2**r)
             for kind in kinds:
@@ -605,8 +613,11 @@ class Stepper:
         linearised at the previous iterate) until the EOM holds with the end-of-step forces."""
         st = self.settings
         y_imp = self._y_guess(h) if self.program.has_implicit else None
+        friction = None
+        if curvature is None and self.program.has_friction and self._contact_force is not None:
+            friction = (self._contact_force * h, None)      # a step's first solve: lagged a step
         sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z, self._lam_qp,
-                                         curvature, y_imp, jacobian_at)
+                                         curvature, y_imp, jacobian_at, friction)
         if not self.program.has_implicit:
             return sol, out
         for it in range(st.implicit_iterations):
@@ -614,7 +625,7 @@ class Stepper:
                 break
             sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z,
                                              -np.concatenate((sol.P_eq, sol.P_g)), curvature, sol.y,
-                                             jacobian_at)
+                                             jacobian_at, friction)
         sol.iterations = it + 1 if st.implicit_iterations else 1
         return sol, out
 
@@ -736,7 +747,8 @@ class Stepper:
                         float(eom[0]), float(viol[0]), float(norm_err[0]), float(min_gap[0]),
                         float(comp[0]), retries, proj_change, sol.gap_iterations, changed,
                         outcome.scheme, outcome.fallback, outcome.error, proj_energy,
-                        mu, lam, gaps, Pi_g, impact)
+                        mu, lam, gaps, Pi_g, impact,
+                        None if sol.P_t is None else sol.P_t / sol.h)
 
 
 def _worst_row(cs, residual):

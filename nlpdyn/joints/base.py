@@ -77,6 +77,8 @@ class UnilateralConstraint(Element):
 
     kind = "gap"
     n_gaps: int = 0
+    friction: float = 0.0
+    """Coulomb coefficient of every gap's contact (0: frictionless)."""
 
     def contact_coordinates(self, states: list[BodyState]) -> list[tuple]:
         """One (d, radius) pair per gap: d a CasADi column, radius None (flat) or > 0."""

@@ -4,7 +4,10 @@ Each joint takes the geometric data of its ideal counterpart plus the clearance 
 model switches between ideal and clearance by changing one line. Gaps are true (nonlinear)
 distances. Radial clearances are round gaps (clearance - |d|, d the offset from the pin axis or
 socket centre in the parent's frame), axial and prismatic ones flat (see
-``UnilateralConstraint``); each joint also reports its contact points.
+``UnilateralConstraint``); each joint also reports its contact points. Every clearance joint
+takes ``friction`` (the Coulomb coefficient mu of all its contacts, default 0): tangential
+impulses within the friction cone of each gap's normal impulse, solved in the same per-step
+program (``nlpdyn.step_nlp``, README "Coulomb friction in clearance joints").
 """
 from __future__ import annotations
 
@@ -26,17 +29,19 @@ class ClearanceJoint(UnilateralConstraint):
 
     kind = "clearance joint"
 
-    def __init__(self, parent, child, point, clearance, name=None):
+    def __init__(self, parent, child, point, clearance, name=None, friction=0.0):
         self.parent, self.child = parent, child
         self.bodies = (parent, child)
         self.point = as_vector(point)
         self.clearance = as_number(clearance)
         self.name = name
+        self.friction = as_number(friction)
 
     def problems(self):
         out = super().problems() + vector_problems(self.label, "point", self.point)
         out += number_problems(self.label, "clearance", self.clearance, _positive, "> 0",
                                " (use the ideal joint for zero clearance)")
+        out += number_problems(self.label, "friction", self.friction, lambda m: m >= 0, ">= 0")
         return out
 
     @property
@@ -69,8 +74,8 @@ class CylindricalClearance(_AxialMixin, ClearanceJoint):
     n_gaps = 2
 
     def __init__(self, parent, child, point, axis, radius, clearance, length, name=None,
-                 offset=(0.0, 0.0, 0.0)):
-        super().__init__(parent, child, point, clearance, name)
+                 offset=(0.0, 0.0, 0.0), friction=0.0):
+        super().__init__(parent, child, point, clearance, name, friction)
         self.axis = as_vector(axis)
         self.radius, self.length = as_number(radius), as_number(length)
         self.offset = as_vector(offset)
@@ -126,8 +131,9 @@ class RevoluteClearance(CylindricalClearance):
     n_gaps = 4
 
     def __init__(self, parent, child, point, axis, radius, clearance, length, axial_clearance,
-                 name=None, offset=(0.0, 0.0, 0.0)):
-        super().__init__(parent, child, point, axis, radius, clearance, length, name, offset)
+                 name=None, offset=(0.0, 0.0, 0.0), friction=0.0):
+        super().__init__(parent, child, point, axis, radius, clearance, length, name, offset,
+                         friction)
         self.axial_clearance = as_number(axial_clearance)
 
     def problems(self):
@@ -162,8 +168,8 @@ class SphericalClearance(ClearanceJoint):
     kind = "spherical clearance joint"
     n_gaps = 1
 
-    def __init__(self, parent, child, point, clearance, radius=0.0, name=None):
-        super().__init__(parent, child, point, clearance, name)
+    def __init__(self, parent, child, point, clearance, radius=0.0, name=None, friction=0.0):
+        super().__init__(parent, child, point, clearance, name, friction)
         self.radius = as_number(radius)
 
     def problems(self):
@@ -199,8 +205,8 @@ class PrismaticClearance(ClearanceJoint):
     kind = "prismatic clearance joint"
 
     def __init__(self, parent, child, point, axis, profile, clearance, length, section_x=None,
-                 name=None):
-        super().__init__(parent, child, point, clearance, name)
+                 name=None, friction=0.0):
+        super().__init__(parent, child, point, clearance, name, friction)
         self.axis = as_vector(axis)
         self.profile = as_array(profile)
         self.length = as_number(length)
