@@ -63,6 +63,7 @@ class StepSolution:
     gap_iterations: int = 0
     P_t: np.ndarray = None          # tangential (friction) impulse per gap row on the child, (n_gap, 3)
     friction_error: float = 0.0     # m: how far the lagged normal impulse and slip direction are
+    P_n_used: np.ndarray = None     # the lagged normal impulses the friction cones used
 
 
 class StepProgram:
@@ -355,9 +356,10 @@ class StepProgram:
     def friction_report(self, jacobian_at="start") -> ca.Function:
         """After a solve: the tangential impulse per gap row on the child (n_gap, 3; zero rows
         without friction), its work at the step's mean velocity (n_gap) and the friction
-        error (m): per frictional row h mu / m (|P_n - P_n,lagged| + P_n |slip direction -
-        t1| while it slips), m the lighter body's mass; 0 once the lagged normal impulse and
-        the reference slip direction are the step's own."""
+        error (m): per frictional row h / m times how far the friction impulse P_t lies
+        outside the cone of the solve's own normal impulse, |P_t| - mu P_n, and, while the row
+        slips, short of it, mu P_n - |P_t|, plus mu P_n |slip direction - t1|; m the lighter
+        body's mass. 0 once the lagged normal impulse and slip direction are the step's own."""
         key = ("report", jacobian_at)
         if key not in self._friction:
             s = self._sym
@@ -376,10 +378,15 @@ class StepProgram:
                 work[j] = ca.dot(P, ca.substitute(rel[f], y, y_bar))
                 slip = rel[f] - ca.dot(rel[f], n) * n
                 speed = ca.norm_2(slip)
-                turn = ca.if_else(speed > _SLIP, ca.norm_2(slip / ca.fmax(speed, _SLIP) - t1), 0)
+                sliding = speed > _SLIP
+                turn = ca.if_else(sliding, ca.norm_2(slip / ca.fmax(speed, _SLIP) - t1), 0)
+                bound, size = mu * ca.fmax(P_new[j], 0), ca.norm_2(P)
+                # outside the cone of the solve's own normal impulse, or (sliding) short of it
+                # or turned from the slip
+                miss = (ca.fmax(size - bound, 0)
+                        + ca.if_else(sliding, ca.fmax(bound - size, 0) + bound * turn, 0))
                 mass = min(b.mass for b in el.bodies if not b.is_ground)
-                error = ca.fmax(error, h * mu / mass * (ca.fabs(P_new[j] - ca.fmax(P_used[j], 0))
-                                                        + ca.fmax(P_new[j], 0) * turn))
+                error = ca.fmax(error, h / mass * miss)
             self._friction[key] = ca.Function(
                 f"friction_report_{jacobian_at}",
                 [q0, v0, q_lin, y_ref, P_used, h, y, P_new, beta, y_bar],
@@ -537,6 +544,7 @@ class StepProgram:
         else:
             H_imp, b_lin = _NO_ARRAY, _NO_ARRAY
         args = (q0, v0, t0, h, q_lin, lam0, P_curv, y_lin, z, H_imp, b_lin)
+        P_n = None
         if self.has_friction:
             P_n, y_ref = (P_curv, y_lin) if friction is None else friction
             args += (P_n, np.zeros(self.nv) if y_ref is None else y_ref)
@@ -548,7 +556,7 @@ class StepProgram:
             y, lam, P_t, f_err, *out = self._qp[jacobian_at](*args)
         P_eq, P_g = -lam[:self.n_eq], -lam[self.n_eq:]
         return (StepSolution(h, y, P_eq, P_g, self.qp_solver, "solved", -1, True, 0,
-                             P_t.reshape(self.n_gap, 3, order="F"), float(f_err[0])), out)
+                             P_t.reshape(self.n_gap, 3, order="F"), float(f_err[0]), P_n), out)
 
     def _build_qp(self, plugin, jacobian_at):
         cs, nv, ne, ng = self.cs, self.nv, self.n_eq, self.n_gap
