@@ -122,6 +122,8 @@ class Result:
         element on the bodies since t[0], and its stored energy (0 without a potential);
         see :meth:`dissipated`
     ledger : dict  the energy ledger's cumulative columns; see :meth:`energy_ledger`
+    friction_vectors : dict  clearance joint with friction -> (n_points - 1, n_gaps, 3): the
+        tangential contact forces on the child; see :meth:`contact_friction_vector`
     """
 
     def __init__(self, t, q, v, h, energy, kinetic_energy, potential_energy, stats, mu, lam,
@@ -245,7 +247,9 @@ class Result:
         - ``impact:<clearance joint>``: work of its contact impulses in the steps where one of
           its gaps closed (open by more than ``gap_tol`` at the start of the step or of the
           one before): the perfectly inelastic loss of each collision.
-        - ``contact:<clearance joint>``: work of its contact impulses in sustained contact.
+        - ``friction:<clearance joint>`` (joints with ``friction`` > 0): work of its Coulomb
+          friction impulses, <= 0 unless a slip reverses within a step.
+        - ``contact:<clearance joint>``: work of its normal contact impulses in sustained contact.
           Smooth frictionless sliding does no work, so there it is the contact step's
           numerical dissipation: -lam c dphi^2 per step with the default step (dphi: the
           angle the contact normal turns in the step), which tends to 0 with h once
@@ -260,7 +264,8 @@ class Result:
           ``residual:projection`` (the post-step projection) and ``residual:solver`` (the
           work of the step's EOM residual: the solvers' tolerance).
 
-        ``total - total[0] == sum of the work:, impact: and contact: columns + residual`` to
+        ``total - total[0] == sum of the work:, impact:, contact: and friction: columns +
+        residual`` to
         round-off, row by row. Each step's works are its impulses times its mean velocity,
         which makes the kinetic energy balance exact (``nlpdyn.assembly``). For
         :func:`~nlpdyn.simulate_ode` results the works are quadratures between output points

@@ -292,8 +292,9 @@ class StepProgram:
         """Per frictional gap row: the child's velocity relative to the parent's at the contact
         point, w(y) (global, linear in y; lever arms and contact point at the start of the step),
         the unit normal (the gap gradient on the child's translation) and the tangent basis
-        (t1 along the reference slip: the tangential part of w(y_ref), else of w at the start
-        velocity, else any), as SX of q0, v0, q_lin, y_ref."""
+        (t1 along the slip at the start of the step, else along the slip w(y_ref) the step
+        would take without contact forces, y_ref = y_free: the direction a sticking contact is
+        loaded in, else any), as SX of q0, v0, q_lin, y_ref."""
         cs, s = self.cs, self._sym
         q0, v0, y = s["q0"], s["v0"], s["y"]
         y_ref = ca.SX.sym("y_ref", self.nv)
@@ -324,8 +325,8 @@ class StepProgram:
             other = ca.if_else(ca.fabs(n[0]) < 0.9, ca.DM([1, 0, 0]), ca.DM([0, 1, 0]))
             any_t = tangential(other, n)
             unit = lambda e: e / ca.fmax(ca.norm_2(e), _SLIP)   # noqa: E731
-            t1 = ca.if_else(ca.norm_2(e_ref) > _SLIP, unit(e_ref),
-                            ca.if_else(ca.norm_2(e_start) > _SLIP, unit(e_start), unit(any_t)))
+            t1 = ca.if_else(ca.norm_2(e_start) > _SLIP, unit(e_start),
+                            ca.if_else(ca.norm_2(e_ref) > _SLIP, unit(e_ref), unit(any_t)))
             rel.append(w(v_of(y)))
             basis.append((n, t1, ca.cross(n, t1)))
         return y_ref, rel, basis
@@ -358,8 +359,8 @@ class StepProgram:
         without friction), its work at the step's mean velocity (n_gap) and the friction
         error (m): per frictional row h / m times how far the friction impulse P_t lies
         outside the cone of the solve's own normal impulse, |P_t| - mu P_n, and, while the row
-        slips, short of it, mu P_n - |P_t|, plus mu P_n |slip direction - t1|; m the lighter
-        body's mass. 0 once the lagged normal impulse and slip direction are the step's own."""
+        slips, inside the polygon inscribed in it, cos(pi/k) mu P_n - |P_t|; m the lighter
+        body's mass. 0 once the lagged normal impulse is the step's own."""
         key = ("report", jacobian_at)
         if key not in self._friction:
             s = self._sym
@@ -378,13 +379,13 @@ class StepProgram:
                 work[j] = ca.dot(P, ca.substitute(rel[f], y, y_bar))
                 slip = rel[f] - ca.dot(rel[f], n) * n
                 speed = ca.norm_2(slip)
-                sliding = speed > _SLIP
-                turn = ca.if_else(sliding, ca.norm_2(slip / ca.fmax(speed, _SLIP) - t1), 0)
+                # slipping by more than gap_tol in the step (below: the solver's round-off)
+                sliding = speed * h > self.settings.gap_tol
                 bound, size = mu * ca.fmax(P_new[j], 0), ca.norm_2(P)
-                # outside the cone of the solve's own normal impulse, or (sliding) short of it
-                # or turned from the slip
-                miss = (ca.fmax(size - bound, 0)
-                        + ca.if_else(sliding, ca.fmax(bound - size, 0) + bound * turn, 0))
+                # outside the cone of the solve's own normal impulse, or (sliding) inside its
+                # inscribed polygon's edges
+                inner = np.cos(np.pi / k) * bound
+                miss = ca.fmax(size - bound, 0) + ca.if_else(sliding, ca.fmax(inner - size, 0), 0)
                 mass = min(b.mass for b in el.bodies if not b.is_ground)
                 error = ca.fmax(error, h / mass * miss)
             self._friction[key] = ca.Function(
@@ -530,10 +531,9 @@ class StepProgram:
         ``curvature`` = (P_g, y_lin) adds (y - y_lin)^T C (y - y_lin) / 2 to the objective,
         C = ``gap_curvature(jacobian_at)``(q0, h, q_lin, P_g), for sequential-QP iterations
         about y_lin. ``y_imp``: where the implicit force elements are linearised (default: the
-        start velocity). ``friction`` = (P_n, y_ref): the normal impulses bounding the friction
-        impulses (lagged: the previous iterate's or step's) and the scaled velocity whose slip
-        directions the friction polygons align with (default: ``curvature``, else no friction
-        impulse and the start velocity). Returns (StepSolution, finish outputs).
+        start velocity). ``friction``: the normal impulses P_n bounding the friction impulses
+        (lagged: the previous iterate's or step's; default ``curvature``'s, else none).
+        Returns (StepSolution, finish outputs).
         """
         lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
         P_curv, y_lin = (np.zeros(self.n_gap), np.zeros(self.nv)) if curvature is None else curvature
@@ -546,8 +546,8 @@ class StepProgram:
         args = (q0, v0, t0, h, q_lin, lam0, P_curv, y_lin, z, H_imp, b_lin)
         P_n = None
         if self.has_friction:
-            P_n, y_ref = (P_curv, y_lin) if friction is None else friction
-            args += (P_n, np.zeros(self.nv) if y_ref is None else y_ref)
+            P_n = P_curv if friction is None else friction
+            args += (P_n,)
         if jacobian_at not in self._qp:
             with silenced_stdout():     # qpOASES prints its banner when it allocates memory
                 self._qp[jacobian_at] = self._build_qp(self.qp_solver, jacobian_at)
@@ -589,9 +589,9 @@ class StepProgram:
         friction_in, friction_names = [], []
         if nf:
             # x = [y; s]: per frictional gap row a slack s_j >= d_i . w_j(y), cost mu P_n s_j
-            P_FR, Y_REF = ca.MX.sym("P_fric", ng), ca.MX.sym("y_ref", nv)
-            friction_in, friction_names = [P_FR, Y_REF], ["P_fric", "y_ref"]
-            A_f, cost, _ = self.friction_rows(jacobian_at).call([Q0, V0, QL, Y_REF, P_FR])
+            P_FR = ca.MX.sym("P_fric", ng)
+            friction_in, friction_names = [P_FR], ["P_fric"]
+            A_f, cost, _ = self.friction_rows(jacobian_at).call([Q0, V0, QL, y_free, P_FR])
             slack = ca.DM(np.kron(np.eye(nf), np.ones((FRICTION_DIRECTIONS, 1))))
             A_qp = ca.vertcat(ca.horzcat(A_qp, ca.MX(nk + ng, nf)), ca.horzcat(-A_f, slack))
             H_qp, g_qp = ca.diagcat(H_qp, ca.MX(nf, nf)), ca.vertcat(g_qp, cost)
@@ -615,7 +615,7 @@ class StepProgram:
             args[2] = args[2] - A_f.T @ beta        # the friction impulses join the EOM check
             y_bar = 0.5 * (self._L.T @ V0 + y)
             P_t, f_work, f_error = self.friction_report(jacobian_at).call(
-                [Q0, V0, QL, Y_REF, P_FR, H, y, P_g, beta, y_bar])
+                [Q0, V0, QL, y_free, P_FR, H, y, P_g, beta, y_bar])
         out = self.finish.function(Q0, V0, T0, H, y, self._full(P_eq), P_g, *args,
                                    y_free, C @ (y - Y_LIN), Z, Pi_g_local, f_work)
         fn = ca.Function(f"step_qp_{jacobian_at}",

@@ -614,8 +614,11 @@ class Stepper:
         st = self.settings
         y_imp = self._y_guess(h) if self.program.has_implicit else None
         friction = None
-        if curvature is None and self.program.has_friction and self._contact_force is not None:
-            friction = (self._contact_force * h, None)      # a step's first solve: lagged a step
+        if self.program.has_friction:
+            # the normal impulses lag an iterate (curvature's), on a step's first solve a step
+            P_n = curvature[0] if curvature is not None else (
+                None if self._contact_force is None else self._contact_force * h)
+            friction = np.zeros(self.cs.n_gap) if P_n is None else P_n
         sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z, self._lam_qp,
                                          curvature, y_imp, jacobian_at, friction)
         if not self.program.has_implicit:

@@ -80,8 +80,9 @@ def test_sliding_decelerates_at_mu_g_then_sticks():
     assert np.allclose(F_t[slide_rows].sum(axis=1)[:, 0], -MU * MASS * G, rtol=SOLVER)
     assert np.allclose(res.contact_friction("guide")[1:][slide_rows], MU * N[slide_rows],
                        rtol=SOLVER, atol=IDENTITY * MASS * G)
-    # sticking: no force is needed on a level face at rest
-    assert np.abs(F_t[stop + 1:]).max() <= IDENTITY * MASS * G
+    # sticking: no net force is needed on a level face at rest (single corners may hold
+    # self-equilibrated pairs: the split among redundant contacts is not unique)
+    assert np.abs(F_t[stop + 1:].sum(axis=1)).max() <= IDENTITY * MASS * G
 
 
 @pytest.mark.parametrize("angle, share", [(0.0, 0.99), (np.pi / FRICTION_DIRECTIONS, 0.99 * np.cos(np.pi / FRICTION_DIRECTIONS))])
@@ -99,7 +100,7 @@ def test_push_inside_the_cone_does_not_move_it(angle, share):
     assert np.allclose(F_t[1:, :2], -F * np.array([np.cos(angle), np.sin(angle)]),
                        rtol=0, atol=SOLVER * F)
     assert (res.contact_friction("guide") <= MU * res.contact_force("guide") * (1 + SOLVER)
-            + IDENTITY * MASS * G).all()
+            + SOLVER * MU * MASS * G).all()
 
 
 def test_push_beyond_the_cone_accelerates_at_the_excess():
