@@ -35,6 +35,8 @@ except ImportError:                   # pragma: no cover - cloudpickle comes wit
 
 COLUMNS = ("success", "message", "wall_time")
 """Columns every table has after the parameters (``file`` too with ``save_dir``)."""
+INTERRUPTED = "interrupted at t = "
+"""How the message of a run stopped by Ctrl-C begins (:func:`~nlpdyn.simulate`)."""
 TABLE_NAME = "sweep.csv"
 """The table's file in ``save_dir``."""
 
@@ -101,6 +103,9 @@ def sweep(builder, grid, *, t_end, h, metrics=None, executor=None, save_dir=None
     ------
     ValueError
         Invalid arguments, every problem named at once, before any point runs.
+    KeyboardInterrupt
+        Ctrl-C: in this process, after the running point has returned its partial result;
+        with an executor, at once, the points not yet started cancelled.
 
     Example
     -------
@@ -126,14 +131,18 @@ def sweep(builder, grid, *, t_end, h, metrics=None, executor=None, save_dir=None
                  len(str(len(points) - 1)))
     bar = tqdm(total=len(points), unit="point", desc="sweep",
                disable=None if progress is None else not progress)
+    failed = [0]
     try:
         if executor is None:
             rows = []
             for index, point in enumerate(points):
                 rows.append(_run_point(task, index, point))
-                _advance(bar, rows[-1])
+                if not rows[-1]["success"] and rows[-1]["message"].startswith(INTERRUPTED):
+                    # simulate returned at Ctrl-C: the sweep stops too
+                    raise KeyboardInterrupt(f"sweep interrupted at point {index} {point}")
+                _advance(bar, rows[-1], failed)
         else:
-            rows = _run_on(executor, task, points, bar)
+            rows = _run_on(executor, task, points, bar, failed)
     finally:
         bar.close()
     table = pd.DataFrame(rows)
@@ -142,15 +151,15 @@ def sweep(builder, grid, *, t_end, h, metrics=None, executor=None, save_dir=None
     return table
 
 
-def _advance(bar, row):
-    """One point done; the bar counts the failed ones."""
+def _advance(bar, row, failed):
+    """One point done; the bar shows how many failed (``failed``: a one-item count)."""
     if not row["success"]:
-        bar.failed = getattr(bar, "failed", 0) + 1
-        bar.set_postfix(failed=bar.failed, refresh=False)
+        failed[0] += 1
+        bar.set_postfix(failed=failed[0], refresh=False)
     bar.update(1)
 
 
-def _run_on(executor, task, points, bar) -> list[dict]:
+def _run_on(executor, task, points, bar, failed) -> list[dict]:
     """The points on ``executor``; rows in grid order."""
     shipped = _pickler.dumps(task)
     futures = {executor.submit(_run_shipped, shipped, index, _pickler.dumps(point)): index
@@ -166,7 +175,7 @@ def _run_on(executor, task, points, bar) -> list[dict]:
             except Exception as err:         # the worker died, or the row did not come back
                 rows[index] = _failure(points[index], task,
                                        f"executor: {type(err).__name__}: {err}", math.nan)
-            _advance(bar, rows[index])
+            _advance(bar, rows[index], failed)
     except BaseException:
         for future in futures:
             future.cancel()

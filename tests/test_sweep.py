@@ -1,8 +1,11 @@
 """nd.sweep: the table against runs made one by one with nd.simulate, failures as rows,
 process pools and dask giving the same table bit for bit, arguments refused before running."""
+import os
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -175,6 +178,25 @@ def test_bad_arguments_are_refused_together_before_anything_runs(tmp_path):
     assert calls == []
 
 
+def test_ctrl_c_stops_an_in_process_sweep():
+    """simulate returns at Ctrl-C with a partial result; the sweep does not go on to the
+    next point."""
+    built = []
+
+    def counting(length):
+        built.append(length)
+        return pendulum.build(length=length)
+
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt, match="point 0"):
+            nd.sweep(counting, {"length": [0.5, 1.0]}, t_end=600.0, h=H, progress=False)
+    finally:
+        timer.cancel()
+    assert built == [0.5]
+
+
 @pytest.mark.slow
 def test_dask_local_cluster_gives_the_process_pool_table(in_process):
     distributed = pytest.importorskip("distributed")
@@ -217,6 +239,6 @@ def test_builder_and_metrics_of_a_script_run_on_spawned_workers(tmp_path):
     """))
     root = Path(__file__).resolve().parent.parent
     out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                         timeout=300, env={**__import__("os").environ, "PYTHONPATH": str(root)})
+                         timeout=300, env={**os.environ, "PYTHONPATH": str(root)})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
