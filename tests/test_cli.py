@@ -105,3 +105,29 @@ def test_runs_from_any_directory(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "checked: pendulum angle range" in out.stdout
     assert (tmp_path / "pendulum.png").exists()
+
+
+def test_every_library_package_is_shipped():
+    """pyproject lists the packages by hand (the case studies ship renamed): none is left out."""
+    import tomllib
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+                 ["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "nlpdyn").rglob("__init__.py")}
+    assert found <= listed
+    assert "nlpdyn_problems" in listed and "problems" not in listed
+
+
+@pytest.mark.slow
+def test_wheel_has_no_generic_top_level_name(tmp_path):
+    """The wheel installs nlpdyn and nlpdyn_problems only, and its CLI finds the case studies."""
+    import zipfile
+    pytest.importorskip("build")
+    out = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path),
+                          str(ROOT)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    wheel, = tmp_path.glob("*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    top = {n.split("/")[0] for n in names}
+    assert {t for t in top if not t.endswith(".dist-info")} == {"nlpdyn", "nlpdyn_problems"}
+    assert "nlpdyn_problems/slider_crank.py" in names
+    assert any(n.endswith("licenses/LICENSE") for n in names)
