@@ -113,7 +113,9 @@ def _variant_help(problem, variant) -> str:
     opts = []
     for key in problem.options_of(variant):
         o = problem.options[key]
-        opts.append(f"{key} ({o.help}; default {problem.default(key)!r})")
+        default = problem.default(key)
+        shown = f"{float(default):g}" if isinstance(default, float) else repr(default)
+        opts.append(f"{key} ({o.help}; default {shown})")
     return f"{variant}: {problem.variants[variant].description}; options: " + (
         ", ".join(opts) or "none")
 

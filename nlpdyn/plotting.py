@@ -91,6 +91,8 @@ def plot_constraint_violation(res, ax=None):
     ax.set(xlabel="t [s]", ylabel="[m]", title="constraint violation")
     if not res.constraint_rows and not res.gaps.shape[1]:
         ax.text(0.5, 0.5, "no constraints", ha="center", va="center", transform=ax.transAxes)
+        if res.t[-1] > res.t[0]:
+            ax.set_xlim(res.t[0], res.t[-1])
         return fig
     ax.semilogy(res.t[1:], np.maximum(res.stats.constraint_violation, 1e-17), label="max |Phi|")
     if res.gaps.shape[1]:

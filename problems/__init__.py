@@ -66,6 +66,8 @@ class Option:
     choices : tuple    allowed values (None: any the parser accepts)
     variants : tuple   the variants it applies to (None: every variant)
     positive : bool    numbers must be > 0
+    default : object   shown by the command line when the builder's signature has none
+                       (a keyword taken by ``**parameters``)
     """
 
     parse: Callable
@@ -73,6 +75,7 @@ class Option:
     choices: tuple | None = None
     variants: tuple | None = None
     positive: bool = False
+    default: object = None
 
 
 @dataclass(frozen=True)
@@ -110,9 +113,11 @@ class Problem:
     plot_options: dict = field(default_factory=dict)
 
     def default(self, option: str):
-        """The builder's default for ``option`` (None when the builder has none)."""
+        """The builder's default for ``option`` (else the option's own ``default``)."""
         p = inspect.signature(self.build).parameters.get(option)
-        return None if p is None or p.default is inspect.Parameter.empty else p.default
+        if p is None or p.default is inspect.Parameter.empty:
+            return self.options[option].default if option in self.options else None
+        return p.default
 
     def options_of(self, variant: str) -> list[str]:
         """Names of the options that apply to ``variant``."""
@@ -375,10 +380,13 @@ PROBLEMS = {
                   "rom_undamped": Variant("cone without damping", {"damping": 0.0}),
                   "free": Variant("no cone (spherical joint only)", {"rom": False})},
         options={"delta_sigma": Option(float, "elastic band of the cone [rad]", positive=True,
-                                       variants=("rom", "rom_undamped")),
+                                       variants=("rom", "rom_undamped"),
+                                       default=rom_pendulum.REFERENCE["delta_sigma"]),
                  "max_moment": Option(float, "largest restricting moment [N m]", positive=True,
-                                      variants=("rom", "rom_undamped")),
-                 "damping": Option(float, "damping j [N m s]", variants=("rom",))}),
+                                      variants=("rom", "rom_undamped"),
+                                      default=rom_pendulum.REFERENCE["max_moment"]),
+                 "damping": Option(float, "damping j [N m s]", variants=("rom",),
+                                   default=rom_pendulum.REFERENCE["damping"])}),
     "flexible_base": Problem(
         flexible_base.build, 0.5, 1e-3, ("base",),
         "100 kg plate on four spring-damper supports (seed 003, flexibly supported base)",
