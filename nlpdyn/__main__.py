@@ -89,8 +89,10 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--h", type=_positive,
                         help="step size, or h_max with --h-min [s] (default: the problem's)")
     parser.add_argument("--h-min", type=_positive, help="smallest step: makes h variable [s]")
-    parser.add_argument("--step-control", choices=("fixed", "nlp", "adaptive"))
-    parser.add_argument("--form", choices=("gauss", "explicit"))
+    parser.add_argument("--step-control", choices=("fixed", "nlp", "adaptive"),
+                        help="with bounds on h: adaptive (default) or nlp (the seed's scheme)")
+    parser.add_argument("--form", choices=("gauss", "explicit"),
+                        help="the step program's form (default gauss)")
     parser.add_argument("--plot", help="overview plot file (.png, .pdf; default NAME.png)")
     parser.add_argument("--no-plot", action="store_true", help="write no plot")
     parser.add_argument("--save", help="save the result to this .npz file")
@@ -197,7 +199,12 @@ def main(argv=None) -> int:
         if args.h_min > h:
             parser.error(f"argument --h-min: {args.h_min:g} exceeds the largest step {h:g}")
         h = (args.h_min, h)
-    elif args.step_control in ("nlp", "adaptive") and not isinstance(h, tuple):
+    if args.step_control == "fixed" and isinstance(h, tuple):
+        if args.h_min is not None:
+            parser.error("argument --step-control: fixed takes one step size (give --h "
+                         "without --h-min)")
+        h = h[1]                                   # the problem's bounds: run at h_max
+    if args.step_control in ("nlp", "adaptive") and not isinstance(h, tuple):
         parser.error(f"argument --step-control: {args.step_control} needs bounds on h "
                      "(give --h-min)")
     options = {k: v for k, v in (("step_control", args.step_control), ("form", args.form)) if v}

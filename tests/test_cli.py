@@ -75,6 +75,8 @@ BAD = [
     (["pendulum", "--t-end", "0"], "argument --t-end: must be a finite number > 0"),
     (["pendulum", "--h-min", "1e-2", "--h", "1e-3"], "argument --h-min: 0.01 exceeds"),
     (["pendulum", "--step-control", "nlp"], "argument --step-control: nlp needs bounds"),
+    (["pendulum", "--step-control", "fixed", "--h-min", "1e-4"],
+     "argument --step-control: fixed takes one step size"),
     (["slider_crank", "--variant", "x"], "argument --variant: slider_crank has no variant 'x'"),
     (["pendulum", "--set", "nope=1"], "pendulum has no option 'nope'"),
     (["pendulum", "--set", "length"], "argument --set: expected KEY=VALUE"),
