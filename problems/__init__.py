@@ -31,7 +31,7 @@ import numpy as np
 
 from . import (bricard, chain, clearance_pendulum, clearance_slider, flexible_base,
                four_bar_chain, free_top, pendulum, prismatic_slider, rom_pendulum, slider_crank,
-               spherical_pendulum, triple_pendulum)
+               spherical_pendulum, stick_slip, triple_pendulum)
 
 
 def parse_bool(text: str) -> bool:
@@ -281,6 +281,22 @@ def _chain_report(res, args):
     return _energy_report(res, args)
 
 
+def _stick_slip_report(res, args):
+    x, v, _, _ = stick_slip.reference(res.t, args["pull"])
+    mine = res.velocity("block")[:, 0]
+    return (f"checked: block position against scipy Radau on the same LuGre ODE (rtol 1e-10): "
+            f"largest difference {np.abs(res.position('block')[:, 0] - x).max():.3e} m "
+            f"(first order in h); time stuck {stick_slip.stick_fraction(mine):.3f} against "
+            f"{stick_slip.stick_fraction(v):.3f}")
+
+
+def _stick_slip_draw(res, panels, args):
+    ax = panels.get("position:block")
+    if ax is not None:
+        ax.plot(res.t, stick_slip.reference(res.t, args["pull"])[0], "k--", lw=0.8,
+                label="x, scipy Radau")
+
+
 # ---------------------------------------------------------------------------- registry
 _RADIAL = "radial clearance [m]"
 
@@ -416,3 +432,9 @@ PROBLEMS = {
         _energy_report,
         options={"redundant": Option(parse_bool, "keep the redundant constraint row")}),
 }
+PROBLEMS["stick_slip"] = Problem(
+    stick_slip.build, stick_slip.T_END, 1e-3, ("block",),
+    "LuGre stick-slip: a block pulled through a spring over a slide (Canudas de Wit et al. 1995)",
+    _stick_slip_report,
+    options={"pull": Option(float, "speed of the spring's far end [m/s]", positive=True)},
+    draw=_stick_slip_draw)
