@@ -35,7 +35,7 @@ from . import (bricard, chain, clearance_pendulum, clearance_slider, flexible_ba
 
 
 def parse_bool(text: str) -> bool:
-    """"true"/"false" (also 1/0, yes/no, on/off) as a bool."""
+    """The text true or false (also 1/0, yes/no, on/off) as a bool."""
     value = str(text).strip().lower()
     if value in ("1", "true", "yes", "on"):
         return True
