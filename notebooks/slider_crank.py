@@ -37,7 +37,10 @@ import numpy as np
 
 import nlpdyn as nd
 import nlpdyn.plotting
-from problems import slider_crank
+try:
+    from nlpdyn_problems import slider_crank   # installed (pip install -e .)
+except ImportError:                    # the repository root on PYTHONPATH
+    from problems import slider_crank
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
 T_END, H = (0.5, 1e-3) if QUICK else (5.0, 1e-3)
