@@ -171,10 +171,10 @@ def masses(flexible_link=False):
 
 
 # ---------------------------------------------------------------- the builder
-def build(flexible_base=False, flexible_link=False, friction=False, q0=None,
+def build(flexible_base=False, flexible_link=False, friction=False,
           link_elements=LINK_ELEMENTS, link_damping=LINK_DAMPING, base_stiffness=BASE_STIFFNESS,
           base_damping=BASE_DAMPING, friction_data=None, journal_radius=JOURNAL_RADIUS,
-          programmed=True) -> nd.System:
+          path=None) -> nd.System:
     """The manipulator of seed 003 section 3.1 (module docstring; data *ours*).
 
     Parameters
@@ -182,10 +182,9 @@ def build(flexible_base=False, flexible_link=False, friction=False, q0=None,
     flexible_base, flexible_link, friction : bool
         The seed's variants: base on spring-damper supports, link (1,2) as rigid finite
         elements, LuGre friction in the joints (needs ``nd.LuGreFriction``).
-    q0 : array_like, shape (5,), optional
-        Initial joint coordinates; default: the programmed pose at t = 0 (E at A).
-    programmed : bool
-        Add the programmed constraint ``path`` (False: the bare chain, e.g. for statics).
+    path : callable, optional
+        E's programmed position r(t) (global, CasADi in and out); default
+        ``programmed_point``, the rectangle. E starts at ``path(0)``.
 
     Returns
     -------
@@ -204,7 +203,8 @@ def build(flexible_base=False, flexible_link=False, friction=False, q0=None,
     if friction and not friction_available():
         raise nd.ModelError(["manipulator: friction=True needs nd.LuGreFriction, which this "
                              "nlpdyn does not have"])
-    q0 = inverse_kinematics(programmed_point(0.0)) if q0 is None else np.asarray(q0, float)
+    path = programmed_point if path is None else path
+    q0 = inverse_kinematics(np.asarray(ca.DM(path(0.0))).ravel())
     if flexible_base:
         s = support.build(stiffness=base_stiffness, damping=base_damping,
                           gravity=GRAVITY)
@@ -244,15 +244,13 @@ def build(flexible_base=False, flexible_link=False, friction=False, q0=None,
               nd.Prismatic(link4, link5, tool, axis=fore[:, 1], name="J5")]
     for joint in joints:
         s.add_joint(joint)
-    if programmed:
-        tip, x_tool = tool + fore @ TOOL_TIP, fore[:, 0]
+    tip, x_tool = tool + fore @ TOOL_TIP, fore[:, 0]
 
-        def path(t, state):
-            axis = state.vector(x_tool)
-            return ca.vertcat(state.point(tip) - programmed_point(t),
-                              ca.dot(axis, ca.DM([0, 0, 1])),
-                              ca.dot(axis, ca.DM(PLANE_ROTATION[:, 1])))
-        s.add_joint(nd.Programmed([link5], path, name="path", point=tip))
+    def equations(t, state):
+        axis = state.vector(x_tool)
+        return ca.vertcat(state.point(tip) - path(t), ca.dot(axis, ca.DM([0, 0, 1])),
+                          ca.dot(axis, ca.DM(PLANE_ROTATION[:, 1])))
+    s.add_joint(nd.Programmed([link5], equations, name="path", point=tip))
     if friction:
         data = {**FRICTION, **(friction_data or {})}
         for joint in joints:
