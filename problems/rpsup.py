@@ -38,7 +38,8 @@ import numpy as np
 import nlpdyn as nd
 
 from . import flexible_base as support
-from .manipulator import FRICTION, STEEL, friction_available, polygon_path, rms, variant_name
+from .manipulator import (FRICTION, STEEL, friction_available, polygon_path, rms,  # noqa: F401
+                          variant_name)
 
 GRAVITY = 9.81
 ALPHA = np.pi / 4
