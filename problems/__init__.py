@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import free_top, pendulum, slider_crank, spherical_pendulum
+from . import manipulator, rpsup
 
 
 @dataclass(frozen=True)
@@ -44,4 +45,11 @@ PROBLEMS = {
                                   "rod on a spherical joint in conical motion"),
     "free_top": Problem(free_top.build, 10.0, 1e-3, ("top",),
                         "torque-free asymmetric body spinning near its intermediate axis"),
+    "manipulator": Problem(manipulator.build, 4.0, 1e-3,
+                           ("link1", "link2", "link3", "link4", "link5"),
+                           "seed 003's 5-DOF manipulator, end effector on a programmed rectangle",
+                           lambda res: f"largest path error {manipulator.path_error(res).max():.2e} m"),
+    "rpsup": Problem(rpsup.build, 4.0, 1e-3, ("link1", "link2", "link3", "link4"),
+                     "seed 003's RPSUP loop, end effector on a rectangle in a plane at 45 deg",
+                     lambda res: f"largest path error {rpsup.path_error(res).max():.2e} m"),
 }
