@@ -163,6 +163,12 @@ def tube_section(outer=TUBE[0], wall=TUBE[1]):
     return area, second, 2 * second
 
 
+def _material(softening=1.0):
+    """STEEL with E and G divided by ``softening`` (a softer link of the same mass)."""
+    return {**STEEL, "youngs_modulus": STEEL["youngs_modulus"] / softening,
+            "shear_modulus": STEEL["shear_modulus"] / softening}
+
+
 def masses(flexible_link=False):
     """Masses of the chain's links (kg); link2's from its tube section."""
     area, _, _ = tube_section()
@@ -172,8 +178,8 @@ def masses(flexible_link=False):
 
 # ---------------------------------------------------------------- the builder
 def build(flexible_base=False, flexible_link=False, friction=False,
-          link_elements=LINK_ELEMENTS, link_damping=LINK_DAMPING, base_stiffness=BASE_STIFFNESS,
-          base_damping=BASE_DAMPING, friction_data=None, journal_radius=JOURNAL_RADIUS,
+          link_elements=LINK_ELEMENTS, link_damping=LINK_DAMPING, link_softening=1.0,
+          base_stiffness=BASE_STIFFNESS, base_damping=BASE_DAMPING, friction_data=None, journal_radius=JOURNAL_RADIUS,
           path=None) -> nd.System:
     """The manipulator of seed 003 section 3.1 (module docstring; data *ours*).
 
@@ -182,6 +188,8 @@ def build(flexible_base=False, flexible_link=False, friction=False,
     flexible_base, flexible_link, friction : bool
         The seed's variants: base on spring-damper supports, link (1,2) as rigid finite
         elements, LuGre friction in the joints (needs ``nd.LuGreFriction``).
+    link_softening : float
+        Divides the flexible link's E and G (a softer link of the same mass, for studies).
     path : callable, optional
         E's programmed position r(t) (global, CasADi in and out); default
         ``programmed_point``, the rectangle. E starts at ``path(0)``.
@@ -224,7 +232,7 @@ def build(flexible_base=False, flexible_link=False, friction=False,
                                           second_moments=(second, second),
                                           torsion_constant=torsion,
                                           stiffness_damping=link_damping,
-                                          y_axis=arm[:, 1], **STEEL)
+                                          y_axis=arm[:, 1], **_material(link_softening))
     else:
         r2 = TUBE[0] / 2
         arm_bodies = [s.add_body("link2", m["link2"],
@@ -334,6 +342,23 @@ def joint_force_rms(res, forces=None):
     """{joint: (RMS axial, RMS normal)} (N) over the run (eq. 34)."""
     forces = joint_forces(res) if forces is None else forces
     return {name: (rms(a, res.t), rms(n, res.t)) for name, (a, n) in forces.items()}
+
+
+def link_deflection(res, prefix="link2"):
+    """Largest distance (m) of the centres of the elements of the flexible link whose bodies
+    start with ``prefix`` from the line through its end elements' centres, at every output
+    time (zeros for a rigid link)."""
+    names = sorted((n for n in res.body_names if n.startswith(prefix)), key=lambda n: (len(n), n))
+    out = np.zeros(len(res.t))
+    if len(names) < 3:
+        return out
+    first, last = res.position(names[0]), res.position(names[-1])
+    axis = (last - first) / np.linalg.norm(last - first, axis=1)[:, None]
+    for name in names[1:-1]:
+        rel = res.position(name) - first
+        off = rel - np.einsum("ni,ni->n", rel, axis)[:, None] * axis
+        out = np.maximum(out, np.linalg.norm(off, axis=1))
+    return out
 
 
 def constraint_violation(res):

@@ -38,8 +38,8 @@ import numpy as np
 import nlpdyn as nd
 
 from . import flexible_base as support
-from .manipulator import (FRICTION, STEEL, friction_available, polygon_path, rms,  # noqa: F401
-                          variant_name)
+from .manipulator import (FRICTION, STEEL, _material, friction_available,  # noqa: F401
+                          link_deflection, polygon_path, rms, variant_name)
 
 GRAVITY = 9.81
 ALPHA = np.pi / 4
@@ -106,8 +106,8 @@ def _frame(x, y_hint):
 
 
 def build(flexible_base=False, flexible_link=False, friction=False, path=None,
-          link_elements=LINK_ELEMENTS, link_damping=LINK_DAMPING, base=None,
-          friction_data=None, journal_radius=JOURNAL_RADIUS) -> nd.System:
+          link_elements=LINK_ELEMENTS, link_damping=LINK_DAMPING, link_softening=1.0,
+          base=None, friction_data=None, journal_radius=JOURNAL_RADIUS) -> nd.System:
     """The RPSUP loop of seed 003 section 3.2 (module docstring; data *ours*).
 
     Parameters
@@ -115,6 +115,8 @@ def build(flexible_base=False, flexible_link=False, friction=False, path=None,
     flexible_base, flexible_link, friction : bool
         Base on spring-damper supports, the coupler as rigid finite elements, LuGre friction
         in R, P_arm and P_slider (needs ``nd.LuGreFriction``).
+    link_softening : float
+        Divides the coupler's E and G (a softer coupler of the same mass, for studies).
     path : callable, optional
         E's programmed (y, z) in {P} as a function of t (CasADi in, 2-vector out); default
         the rectangle. E starts at ``path(0)``.
@@ -164,7 +166,8 @@ def build(flexible_base=False, flexible_link=False, friction=False, path=None,
         coupler = nd.add_flexible_link(s, "link3_", e, q, link_elements, area=area,
                                        second_moments=(second, second),
                                        torsion_constant=torsion, stiffness_damping=link_damping,
-                                       y_axis=coupler_frame[:, 1], **STEEL)
+                                       y_axis=coupler_frame[:, 1],
+                                       **_material(link_softening))
     else:
         m3 = mass["link3"]
         coupler = [s.add_body("link3", m3, (m3 * BAR**2 / 8, m3 * LC**2 / 12, m3 * LC**2 / 12),
@@ -256,20 +259,9 @@ def joint_force_rms(res):
 
 
 def coupler_deflection(res):
-    """Largest distance (m) of the coupler's element centres from the line through its ends,
-    at every output time (0 for the rigid coupler)."""
-    coupler = _coupler(res)
-    if len(coupler) == 1:
-        return np.zeros(len(res.t))
-    ends = res.position(coupler[0]), res.position(coupler[-1])
-    axis = ends[1] - ends[0]
-    axis /= np.linalg.norm(axis, axis=1)[:, None]
-    out = np.zeros(len(res.t))
-    for name in coupler[1:-1]:
-        rel = res.position(name) - ends[0]
-        out = np.maximum(out, np.linalg.norm(rel - np.einsum("ni,ni->n", rel, axis)[:, None] * axis,
-                                             axis=1))
-    return out
+    """Largest distance (m) of the coupler's element centres from the line through its end
+    elements' centres, at every output time (zeros for the rigid coupler)."""
+    return link_deflection(res, "link3")
 
 
 def constraint_violation(res):
