@@ -48,7 +48,8 @@ PROBLEMS = {
     "manipulator": Problem(manipulator.build, 4.0, 1e-3,
                            ("link1", "link2", "link3", "link4", "link5"),
                            "seed 003's 5-DOF manipulator, end effector on a programmed rectangle",
-                           lambda res: f"largest path error {manipulator.path_error(res).max():.2e} m"),
+                           lambda res: "largest path error "
+                           f"{manipulator.path_error(res).max():.2e} m"),
     "rpsup": Problem(rpsup.build, 4.0, 1e-3, ("link1", "link2", "link3", "link4"),
                      "seed 003's RPSUP loop, end effector on a rectangle in a plane at 45 deg",
                      lambda res: f"largest path error {rpsup.path_error(res).max():.2e} m"),

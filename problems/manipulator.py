@@ -179,8 +179,8 @@ def masses(flexible_link=False):
 # ---------------------------------------------------------------- the builder
 def build(flexible_base=False, flexible_link=False, friction=False,
           link_elements=LINK_ELEMENTS, link_damping=LINK_DAMPING, link_softening=1.0,
-          base_stiffness=BASE_STIFFNESS, base_damping=BASE_DAMPING, friction_data=None, journal_radius=JOURNAL_RADIUS,
-          path=None) -> nd.System:
+          base_stiffness=BASE_STIFFNESS, base_damping=BASE_DAMPING, friction_data=None,
+          journal_radius=JOURNAL_RADIUS, path=None) -> nd.System:
     """The manipulator of seed 003 section 3.1 (module docstring; data *ours*).
 
     Parameters
@@ -239,7 +239,8 @@ def build(flexible_base=False, flexible_link=False, friction=False,
                                  (m["link2"] * r2**2, m["link2"] * L2**2 / 12,
                                   m["link2"] * L2**2 / 12),
                                  position=(SHOULDER + elbow) / 2, orientation=arm)]
-    link3 = s.add_body("link3", m["link3"], (3e-4, m["link3"] * L3**2 / 12, m["link3"] * L3**2 / 12),
+    bending3 = m["link3"] * L3**2 / 12
+    link3 = s.add_body("link3", m["link3"], (3e-4, bending3, bending3),
                        position=elbow + fore[:, 0] * L3 / 2, orientation=fore)
     link4 = s.add_body("link4", m["link4"], (1.7e-3,) * 3, position=carriage, orientation=fore)
     tool = carriage + fore[:, 1] * q0[4]

@@ -276,4 +276,5 @@ def run(flexible_base=False, flexible_link=False, friction=False, t_end=T_END, h
 
 
 __all__ = ["build", "run", "variant_name", "joint_coordinates", "joint_forces",
-           "joint_force_rms", "path_error", "out_of_plane", "coupler_deflection", "constraint_violation"]
+           "joint_force_rms", "path_error", "out_of_plane", "coupler_deflection",
+           "constraint_violation"]
