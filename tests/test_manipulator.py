@@ -19,18 +19,21 @@ def _friction(friction):
         pytest.skip("nd.LuGreFriction is not in this nlpdyn yet")
 
 
-@pytest.mark.parametrize("flexible_base,flexible_link,friction", m.VARIANTS,
-                         ids=[m.variant_name(*v) for v in m.VARIANTS])
+@pytest.mark.parametrize("flexible_base,flexible_link,friction", [
+    pytest.param(*v, id=m.variant_name(*v),
+                 marks=[pytest.mark.slow] if v[2] and (v[0] or v[1]) else [])   # ~10 ms a step
+    for v in m.VARIANTS])
 def test_programmed_path_is_followed_in_every_variant(flexible_base, flexible_link, friction):
     _friction(friction)
-    res = m.run(flexible_base, flexible_link, friction, t_end=0.5, h=H)
+    res = m.run(flexible_base, flexible_link, friction, t_end=0.3, h=H)
     assert res.success, res.message
     error = m.path_error(res)
     assert error.max() <= PATH_TOL
     assert m.constraint_violation(res).max() <= PATH_TOL
-    # E moved along AB: x and z held, y from -0.2 towards 0.2 by eq. 28 (s(0.5) = 1/2)
-    e = m.end_effector(res)
-    assert e[-1, 1] == pytest.approx(0.0, abs=PATH_TOL)
+    ledger = res.energy_ledger()     # closes with friction's and the supports' work too
+    works = [c for c in ledger.columns if c.split(":")[0] in ("work", "impact", "contact")]
+    closure = ledger.total - ledger.total[0] - ledger[works].sum(axis=1) - ledger.residual
+    assert np.abs(closure).max() <= 1e-12 * (1.0 + np.abs(ledger.total).max())
 
 
 def test_quintic_boundary_conditions():
