@@ -118,14 +118,7 @@ plt.tight_layout()
 
 rms = {name: m.joint_force_rms(runs[name], f) for name, f in forces.items()}
 fig, axes = plt.subplots(1, 2, figsize=(12, 3.5))
-width = 0.8 / len(rms)
-for i, (name, values) in enumerate(rms.items()):
-    x = np.arange(5) + i * width
-    axes[0].bar(x, [values[j][0] for j in m.JOINTS], width, label=name)
-    axes[1].bar(x, [values[j][1] for j in m.JOINTS], width, label=name)
-for ax, title in zip(axes, ("RMS axial [N]", "RMS normal [N]")):
-    ax.set_xticks(np.arange(5) + 0.4 - width / 2, m.JOINTS)
-    ax.set(title=title)
+m.rms_bars(axes, rms, m.JOINTS)
 axes[0].legend(fontsize=6)
 print("RMS axial / normal [N]")
 for name, values in rms.items():

@@ -34,6 +34,7 @@ import numpy as np
 
 import nlpdyn as nd
 from problems import rpsup as r
+from problems.manipulator import rms_bars
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
 T_END, H = (1.0, 2e-3) if QUICK else (r.T_END, 1e-3)
@@ -109,14 +110,7 @@ fig, axes = plt.subplots(1, 3, figsize=(16, 3.6))
 for name, res in runs.items():
     axes[0].plot(res.t, 1e3 * r.coupler_deflection(res), label=name)
 axes[0].set(xlabel="t [s]", title="coupler deflection [mm]")
-width = 0.8 / len(rms)
-for i, (name, values) in enumerate(rms.items()):
-    x = np.arange(len(r.JOINTS)) + i * width
-    axes[1].bar(x, [values[j][0] for j in r.JOINTS], width, label=name)
-    axes[2].bar(x, [values[j][1] for j in r.JOINTS], width, label=name)
-for ax, title in zip(axes[1:], ("RMS axial [N]", "RMS normal [N]")):
-    ax.set_xticks(np.arange(len(r.JOINTS)) + 0.4 - width / 2, r.JOINTS)
-    ax.set(title=title)
+rms_bars(axes[1:], rms, r.JOINTS)
 axes[0].legend(fontsize=6)
 plt.tight_layout()
 print("RMS axial / normal [N]")

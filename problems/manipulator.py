@@ -362,6 +362,27 @@ def link_deflection(res, prefix="link2"):
     return out
 
 
+def ledger_closure(res):
+    """The largest |total - total[0] - works - residual| of the run's energy ledger over its
+    energy scale (round-off when the ledger closes), and the ledger."""
+    ledger = res.energy_ledger()
+    works = [c for c in ledger.columns if c.split(":")[0] in ("work", "impact", "contact")]
+    closure = ledger.total - ledger.total[0] - ledger[works].sum(axis=1) - ledger.residual
+    return float(np.abs(closure).max() / (1.0 + np.abs(ledger.total).max())), ledger
+
+
+def rms_bars(axes, rms_by_variant, joints):
+    """Bar charts of {variant: {joint: (RMS axial, RMS normal)}} on two matplotlib axes."""
+    width = 0.8 / len(rms_by_variant)
+    for i, (name, values) in enumerate(rms_by_variant.items()):
+        x = np.arange(len(joints)) + i * width
+        for k, ax in enumerate(axes):
+            ax.bar(x, [values[j][k] for j in joints], width, label=name)
+    for ax, title in zip(axes, ("RMS axial [N]", "RMS normal [N]")):
+        ax.set_xticks(np.arange(len(joints)) + 0.4 - width / 2, joints)
+        ax.set(title=title)
+
+
 def constraint_violation(res):
     """Largest |Phi(q, t)| of all joints and the programmed constraint at the end of every
     step (aligned with ``res.t[1:]``)."""
