@@ -24,7 +24,7 @@
 # spring-damper supports), coupler rigid/flexible (`L_fl`: 4 rigid finite elements, steel bar
 # of 8 mm), joints ideal/with LuGre friction in R and both P (`J_f`). Data *ours* (the seed's
 # Tables 2-3 survive only as captions): `problems/rpsup.py`. Fixed h = 1e-3 s.
-# `NLPDYN_QUICK=1`: the first side only, h = 2e-3 s.
+# `NLPDYN_QUICK=1`: half of the first side, h = 2e-3 s.
 
 # %%
 import os
@@ -37,7 +37,7 @@ from problems import rpsup as r
 from problems.manipulator import rms_bars
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
-T_END, H = (1.0, 2e-3) if QUICK else (r.T_END, 1e-3)
+T_END, H = (0.5, 2e-3) if QUICK else (r.T_END, 1e-3)
 variants = [v for v in r.VARIANTS if not v[2] or r.friction_available()]
 runs = {r.variant_name(*v): r.run(*v, t_end=T_END, h=H) for v in variants}
 for name, res in runs.items():
