@@ -175,4 +175,4 @@ for soft, res in soft_runs.items():
 #   and J3 take 3.9 N of axial force (none without friction). Where the motion is not fixed
 #   (the flexible link), friction changes phi_1 by 0.22 mrad against 0.07 mrad without it.
 #   The seed's finding that friction (with the support's flexibility) influences the motion
-#   most holds in this sense only: its manipulator was not kinematically determined.
+#   most holds here only where the programmed constraints leave the motion free.
