@@ -42,6 +42,7 @@ from .flexible import add_flexible_link
 from .ode import simulate_ode
 from .result import Result, ResultFileError, StepStats
 from .stepper import StepFailure, StepInfo, Stepper, StepperSettings, simulate
+from .sweep import sweep
 from .system import CompiledSystem, ModelError, System
 
 __version__ = "0.1.0"
@@ -59,5 +60,5 @@ __all__ = [
     "TranslationStop", "RotationStop", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
     "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version",
     "RangeOfMotionCone",
-    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "Result", "ResultFileError", "StepStats",
+    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "sweep", "Result", "ResultFileError", "StepStats",
 ]

@@ -163,6 +163,21 @@ def scenario_system(joint, clearance, model):
     return build(**{f"{joint}_clearance": clearance}, model=model)
 
 
+def scenario_step(model, joint, clearance_mm, h_max=1e-3):
+    """The step :func:`run_scenarios` takes, for ``nd.sweep`` (clearance in mm): :func:`step_size`
+    for complementarity runs, ``h_max`` for penalty runs."""
+    return step_size(1e-3 * clearance_mm, h_max) if model == "complementarity" else h_max
+
+
+def sweep_scenario(model, joint, clearance_mm):
+    """A scenario as ``nd.sweep`` builds it (clearance in mm)."""
+    return scenario_system(joint, 1e-3 * clearance_mm, model)
+
+
+SWEEP_GRID = {"model": list(MODELS), "joint": ["spherical", "revolute"],
+              "clearance_mm": list(CLEARANCES_MM)}
+
+
 def run_scenarios(model="complementarity", t_end=5.0, scenarios=None, progress=False, h=None,
                   **options):
     """Run the scenarios with ``model`` ("complementarity" or "penalty").

@@ -154,3 +154,20 @@ def test_bad_friction_data_is_named():
     for part in ("mu_static (0.1) must be >= mu_kinetic", "stribeck_velocity", "sigma0",
                  "sigma1", "radius", "needs a Revolute, Prismatic or Cylindrical joint"):
         assert part in text, part
+
+
+@pytest.mark.slow
+def test_stick_slip_converges_to_an_independent_integrator():
+    """The LuGre paper's stick-slip demonstration (problems/stick_slip.py) against scipy's
+    Radau on the same ODE: the block's path converges at first order in h, and the share of
+    time stuck agrees."""
+    from problems import stick_slip as ss
+    errors = []
+    for h in (2e-3, 1e-3):
+        res = nd.simulate(ss.build(), 10.0, h=h, progress=False)   # first slip near 7.5 s
+        assert res.success
+        x, v, _, _ = ss.reference(res.t)
+        errors.append(np.abs(res.position("block")[:, 0] - x).max())
+        assert abs(ss.stick_fraction(res.velocity("block")[:, 0]) - ss.stick_fraction(v)) < 2e-3
+    assert 1.8 < errors[0] / errors[1] < 2.3
+    assert errors[1] < 1e-3
