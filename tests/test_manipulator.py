@@ -65,6 +65,16 @@ def test_statics_against_hand_computation():
                 "J2": ("link2", "link3", "link4", "link5"), "J3": ("link3", "link4", "link5"),
                 "J4": ("link4", "link5"), "J5": ("link5",)}
     assert res.reaction_force("path")[-1] == pytest.approx([0, 0, F], abs=1e-9 * F)
+    # its moment (about E, along y) from the elbow's balance: the weights of the forearm
+    # (centre L3/2 beyond the elbow), carriage (at E - 0.1 m) and tool (at E - 0.05 m)
+    # against F at E, with x_E - x_elbow = 1.1 m - L2 cos(psi_2) at A
+    psi2 = np.arcsin((a[2] - (m.Z0 + m.H1) + 0.1) / m.L2)
+    lever = a[0] - m.L2 * np.cos(psi2)
+    moment = lever * F - G * (mass["link3"] * m.L3 / 2 + mass["link4"] * (lever - 0.1)
+                              + mass["link5"] * (lever - 0.05))
+    assert res.reaction_torque("path")[-1] == pytest.approx([0, moment, 0], abs=1e-9 * F)
+    for joint in ("J2", "J3"):          # ideal hinges: no moment about their axes (y)
+        assert abs(res.reaction_torque(joint)[-1, 1]) <= 1e-9 * F
     forces = m.joint_forces(res)
     for joint, bodies in outboard.items():
         expected = sum(mass[b] for b in bodies) * G - F
