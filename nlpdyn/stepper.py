@@ -122,7 +122,7 @@ class StepperSettings:
     friction_iterations: int = 30
     """Re-solves of a step with joint friction (``LuGreFriction``) until the joints' normal
     forces the step assumed are the ones it produces."""
-    friction_tol: float = 1e-9
+    friction_tol: float = 1e-8
     """Those re-solves stop once no normal force changes by more than this fraction of the
     force scale (m_total (|g| + 1 m/s^2), or the largest normal force if larger)."""
     energy_tol: float = 0.05
@@ -549,24 +549,37 @@ class Stepper:
     def _solve(self, kind, bounds, q_lin, curvature, jacobian_at):
         """One solve of the step program (gaps linearised at ``q_lin``, None: the start of the
         step); returns (StepSolution, finish outputs). With joint friction, a fixed-h step is
-        re-solved until the normal forces in its memory are the ones it produces."""
-        slots = self.cs.normal_force_slots
-        if not len(slots) or (kind == "nlp" and self._bisect_h):   # bisection's solves iterate
+        re-solved until the normal forces in its memory are the ones it produces (in the
+        QP's Newton iterations, or around the other solvers)."""
+        if not len(self.cs.normal_force_slots) or (kind == "nlp" and self._bisect_h):
             return self._solve_once(kind, bounds, q_lin, curvature, jacobian_at)
         self.z[self.cs.step_size_slots] = bounds[1]
-        st = self.settings
-        for _ in range(st.friction_iterations):
+        if kind == "qp":
+            return self._solve_qp(bounds[1], q_lin, curvature, jacobian_at)
+        for _ in range(self.settings.friction_iterations):
             sol, out = self._solve_once(kind, bounds, q_lin, curvature, jacobian_at)
-            if not (sol.success and np.isfinite(out[2]).all()):
+            # a variable-h solve is not iterated: its fixed-h re-solves are
+            if not sol.success or self._normal_forces_met(out) or kind == "nlp":
                 return sol, out
-            f_n = self._normal_forces(out[2])
-            change = np.abs(f_n - self.z[slots]).max()
-            if change <= st.friction_tol * max(self._force_scale, np.abs(f_n).max()) \
-                    or kind == "nlp":     # a variable-h solve: its fixed-h re-solves iterate
-                return sol, out
-            self.z[slots] = f_n
+        return self._normal_forces_failed(sol)
+
+    def _normal_forces_met(self, out) -> bool:
+        """Whether the friction elements' normal forces in the memory are the step's (within
+        ``friction_tol``); if not, the memory takes the step's."""
+        f_n = self._normal_forces(out[2])
+        slots = self.cs.normal_force_slots
+        change = np.abs(f_n - self.z[slots]).max()
+        self._normal_force_change = change
+        if change <= self.settings.friction_tol * max(self._force_scale, np.abs(f_n).max()):
+            return True
+        self.z[slots] = f_n
+        return False
+
+    def _normal_forces_failed(self, outcome):
+        sol, out = outcome
         sol.success = False
-        sol.status = f"joint normal forces changing by {change:.3e} N after {st.friction_iterations} solves"
+        sol.status = (f"joint normal forces changing by {self._normal_force_change:.3e} N after "
+                      f"{self.settings.friction_iterations} solves")
         return sol, out
 
     def _normal_forces(self, mu):
@@ -636,21 +649,32 @@ class Stepper:
 
     def _solve_qp(self, h, q_lin, curvature, jacobian_at):
         """The fixed-h QP; with implicit force elements, Newton iterations (one QP each, forces
-        linearised at the previous iterate) until the EOM holds with the end-of-step forces."""
+        linearised at the previous iterate) until the EOM holds with the end-of-step forces,
+        and with joint friction until its normal forces are the step's."""
         st = self.settings
-        y_imp = self._y_guess(h) if self.program.has_implicit else None
+        implicit, friction = self.program.has_implicit, bool(len(self.cs.normal_force_slots))
+        y_imp = self._y_guess(h) if implicit else None
         sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z, self._lam_qp,
                                          curvature, y_imp, jacobian_at)
-        if not self.program.has_implicit:
+        if not (implicit or friction):
             return sol, out
-        for it in range(st.implicit_iterations):
-            if not np.isfinite(out[-1][2]) or out[-1][2] <= st.implicit_tol:
+        limit = max(st.implicit_iterations if implicit else 0,
+                    st.friction_iterations if friction else 0)
+        met = True
+        for it in range(limit):
+            if not np.isfinite(out[-1][2]):
+                break
+            met = not friction or self._normal_forces_met(out)
+            if met and (not implicit or out[-1][2] <= st.implicit_tol):
                 break
             sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z,
                                              -np.concatenate((sol.P_eq, sol.P_g)), curvature, sol.y,
                                              jacobian_at)
-        sol.iterations = it + 1 if st.implicit_iterations else 1
-        return sol, out
+        else:
+            if friction and limit:
+                met = self._normal_forces_met(out)
+        sol.iterations = it + 1 if limit else 1
+        return (sol, out) if met else self._normal_forces_failed((sol, out))
 
     def _y_guess(self, h):
         """Scaled end-of-step velocity guess for the implicit linearisation: the last step's
