@@ -6,9 +6,15 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from .checks import (as_array, as_number, as_vector, is_number, name_problems, show,
-                     vector_problems)
+from .checks import (as_array, as_number, as_unit_vector, as_vector, is_number, name_problems,
+                     show, vector_problems)
 from .rotations import from_rotation_matrix, normalised_rotation_matrix, rotation_matrix
+
+
+def _is_scipy_rotation(value) -> bool:
+    """A ``scipy.spatial.transform.Rotation`` (checked without importing it)."""
+    return any(c.__name__ == "Rotation" and c.__module__.startswith("scipy.spatial")
+               for c in type(value).__mro__)
 
 
 def _inertia_matrix(inertia):
@@ -31,8 +37,10 @@ class RigidBody:
         Principal moments or the full inertia matrix about the centre of mass, body frame.
     position : array_like, shape (3,)
         Initial centre of mass, global frame.
-    orientation : array_like, shape (4,) or (3, 3)
-        Initial Euler parameters [e0, e1, e2, e3] (unit norm) or rotation matrix (body -> global).
+    orientation : array_like, shape (4,) or (3, 3), or scipy.spatial.transform.Rotation
+        Initial Euler parameters [e0, e1, e2, e3] (scalar first; normalised when within 1e-3
+        of unit norm, with a warning above round-off), a rotation matrix (body -> global) or
+        a scipy ``Rotation`` (one rotation).
     velocity : array_like, shape (3,)
         Initial centre-of-mass velocity, global frame.
     angular_velocity : array_like, shape (3,)
@@ -54,14 +62,17 @@ class RigidBody:
         self.mass = as_number(self.mass)
         self.inertia = _inertia_matrix(self.inertia)
         self.position = as_vector(self.position)
-        given = as_array(self.orientation)
+        given = self.orientation
+        if _is_scipy_rotation(given):
+            given = given.as_matrix() if given.single else given
+        given = as_array(given)
         is_matrix = isinstance(given, np.ndarray) and given.shape == (3, 3)
         self._orientation_matrix = given if is_matrix else None
         if is_matrix:
             self.orientation = (from_rotation_matrix(given) if np.all(np.isfinite(given))
                                 else np.full(4, np.nan))
         else:
-            self.orientation = as_vector(given)
+            self.orientation = as_unit_vector(given, self.label, "orientation")
         self.velocity = as_vector(self.velocity)
         self.angular_velocity = as_vector(self.angular_velocity)
 

@@ -147,7 +147,9 @@ class Result:
         self.ledger = dict(ledger or {})   # column -> cumulative J (n_points,); energy_ledger()
 
     # ------------------------------------------------------------------ lookups
+    # Every lookup takes a name or the body or element itself (its ``name``): _name_of.
     def _body(self, name):
+        name = _name_of(name)
         if name not in self.body_names:
             raise KeyError(f"no body named {name!r}; bodies: {self.body_names}")
         return self.body_names.index(name)
@@ -189,6 +191,7 @@ class Result:
         return self.mu[:, start:stop]
 
     def _rows(self, name):
+        name = _name_of(name)
         if name in self.constraint_rows:
             return self.constraint_rows[name]
         if name in self.gap_rows:
@@ -199,6 +202,7 @@ class Result:
                        f"{list(self.constraint_rows) + list(self.gap_rows) + list(self.force_elements)}")
 
     def _force_element(self, name):
+        name = _name_of(name)
         if name not in self.force_elements:
             raise KeyError(f"no force element named {name!r}; force elements: {list(self.force_elements)}")
 
@@ -219,7 +223,7 @@ class Result:
         """Energy taken out of the system by force element ``name`` since t[0] (J), shape
         (n_points,): -(work done + change of stored energy). Zero for a conservative law up to
         the time discretisation; None: the sum over all force elements."""
-        names = list(self.force_elements) if name is None else [name]
+        names = list(self.force_elements) if name is None else [_name_of(name)]
         total = np.zeros(len(self.t))
         for n in names:
             self._force_element(n)
@@ -283,6 +287,7 @@ class Result:
         return pd.DataFrame(table)
 
     def _gap_rows(self, name):
+        name = _name_of(name)
         if name not in self.gap_rows:
             raise KeyError(f"no clearance joint named {name!r}; clearance joints: {list(self.gap_rows)}")
         return self.gap_rows[name]
@@ -301,7 +306,7 @@ class Result:
     def contact_point(self, name: str) -> np.ndarray:
         """Contact point of every gap, global, shape (n_points, n_gaps, 3)."""
         self._gap_rows(name)
-        return self.contact_points[name]
+        return self.contact_points[_name_of(name)]
 
     def contact_force_vector(self, name: str) -> np.ndarray:
         """Contact force of every gap on the joint's child body, global, shape
@@ -310,6 +315,7 @@ class Result:
         return np.concatenate([np.zeros((1, stop - start, 3)), self.contact_vectors[name]])
 
     def _wrench(self, name, body):
+        name, body = _name_of(name), _name_of(body)
         bodies = self._rows(name)[2]
         if body is None:
             body = bodies[-1]
@@ -519,6 +525,12 @@ _KIND_NAMES = {"f": "floating point", "i": "integer", "b": "bool", "U": "str"}
 _META_TYPES = {"body_names": list, "constraint_rows": dict, "gap_rows": dict,
                "force_elements": dict, "success": bool, "status": int, "message": str,
                "initial_projection": dict, "info": dict}
+
+
+def _name_of(key):
+    """The name of a body or element given itself (anything with a str ``name``) or its name."""
+    name = getattr(key, "name", None)
+    return name if isinstance(name, str) and not isinstance(key, str) else key
 
 
 def _npz_path(path) -> Path:

@@ -294,10 +294,11 @@ class Stepper:
                               "'ipopt', or set their evaluation to 'explicit'"])
         if settings.form == "explicit" and self.solver != "ipopt" and control != "nlp":
             self.solver = "ipopt"   # the explicit form is an NLP
-        self.t = float(t0)
+        self.t = self.t0 = float(t0)
         q, v = cs.initial_state()
         self.q, self.v, self.initial_projection = self._consistent_start(normalise(q, cs.n_bodies), v)
         self.z = cs.initial_history()
+        self._initial = (self.q, self.v, self.initial_projection)
         # structurally redundant joint rows (an overconstrained loop): solved without them
         self.redundant_rows = []
         self._dropped = self._kept = np.zeros(0, dtype=int)
@@ -308,17 +309,9 @@ class Stepper:
             self._dropped, self._kept = np.array(dropped, dtype=int), np.asarray(keep)
             self.redundant_rows = [(r.name, i - r.start) for i in dropped
                                    for r in cs.constraint_rows if r.start <= i < r.stop]
-        self._warm = {}
-        self._lam_qp = None
-        self._dv, self._dv_h = None, None
-        self._contact_force = None
-        self.gaps = np.asarray(cs.gap(self.q)).ravel()
-        self._active = np.zeros(cs.n_gap, dtype=bool)
-        self._was_open = np.zeros(cs.n_gap, dtype=bool)
         self._projector = None
         self._force_scale = cs.total_mass * (np.linalg.norm(system.gravity) + 1.0)
         self._model_size = cs.model_size
-        self._energy_high = 0.0     # the largest energy in play of a step so far
         # lifting the model by its size at |g| + 1 m/s^2: the round-off floor's scale when
         # nothing moves
         self._energy_unit = self._force_scale * self._model_size
@@ -330,7 +323,7 @@ class Stepper:
             ContactScheme(fallback, settings.gap_iterations, settings.gap_tol, self._force_scale)
             if fallback not in (None, primary) and primary != "linearised" else None)
         self._gap_groups = _gap_groups(cs)
-        self.ledger = LedgerTotals(cs)
+        self._restart()
         self._check_limits = np.full(3, 10 * settings.check_tol)
         clearances = [r.element.min_clearance for r in cs.gap_rows
                       if hasattr(r.element, "min_clearance")]
@@ -357,6 +350,104 @@ class Stepper:
                           f"clearance {min(clearances):g} m: reduce h or use contact iterations "
                           "(gap_iterations > 0)",
                           stacklevel=3)
+
+    # ------------------------------------------------------------------ state and record
+    def _restart(self):
+        """Forget the steps taken (warm starts, contact memory, ledger, record): the next step
+        starts afresh from the current t, q, v, z."""
+        cs = self.cs
+        self._warm = {}
+        self._lam_qp = None
+        self._dv, self._dv_h = None, None
+        self._contact_force = None
+        self.gaps = np.asarray(cs.gap(self.q)).ravel()
+        self._active = np.zeros(cs.n_gap, dtype=bool)
+        self._was_open = np.zeros(cs.n_gap, dtype=bool)
+        self._energy_high = 0.0     # the largest energy in play of a step so far
+        self.program.reset_qp()
+        self.ledger = LedgerTotals(cs)
+        self.recorder = Recorder(self)
+
+    def reset(self) -> None:
+        """Back to the initial state (``t0`` and the consistent initial q, v), forgetting
+        every step taken and the record :meth:`result` reads.
+
+        Example
+        -------
+        >>> stepper = Stepper(system, h=1e-3)          # doctest: +SKIP
+        >>> _ = stepper.step(); stepper.reset(); stepper.t
+        0.0
+        """
+        self.t = self.t0
+        self.q, self.v, self.initial_projection = self._initial
+        self.z = self.cs.initial_history()
+        self._restart()
+
+    def set_state(self, t: float, q, v) -> None:
+        """Continue from a state of your own: time ``t``, positions ``q`` (7 per body: r, p)
+        and velocities ``v`` (6 per body: rdot global, w' body frame), laid out as one row of
+        ``Result.q`` and ``Result.v`` (``stepper.set_state(res.t[k], res.q[k], res.v[k])``).
+
+        The state is checked against the constraints as the initial one is
+        (``initial_conditions``: projected with the smallest mass-weighted change, reported
+        in ``initial_projection``, or refused); the Euler parameters are normalised. Force
+        elements with a memory (hysteresis) start from their initial memory, and the record
+        that :meth:`result` reads restarts at this state.
+
+        Raises
+        ------
+        ValueError
+            ``t``, ``q`` or ``v`` of the wrong size or not finite (every problem at once).
+        ModelError
+            A state that cannot be made consistent (as for the initial conditions).
+        """
+        cs = self.cs
+        problems = []
+        if not is_number(t):
+            problems.append(f"t must be a finite number, got {t!r}")
+        arrays = {}
+        for label, value, size, layout in (("q", q, cs.nq, "7 per body: r, p"),
+                                           ("v", v, cs.nv, "6 per body: rdot, w'")):
+            arr = np.asarray(value, dtype=float).ravel() if np.ndim(value) else None
+            if arr is None or arr.size != size or not np.all(np.isfinite(arr)):
+                problems.append(f"{label} must be {size} finite numbers ({layout}), got "
+                                f"{np.shape(value)}")
+            arrays[label] = arr
+        if problems:
+            raise ValueError("; ".join(problems))
+        saved_t, self.t = self.t, float(t)
+        try:
+            self.q, self.v, self.initial_projection = self._consistent_start(
+                normalise(arrays["q"], cs.n_bodies), arrays["v"])
+        except ModelError:
+            self.t = saved_t
+            raise
+        self.z = cs.initial_history()
+        self._restart()
+
+    def result(self, message: str | None = None) -> Result:
+        """The steps taken since construction, :meth:`reset` or :meth:`set_state` as a
+        :class:`~nlpdyn.Result` (the same arrays, ledger and lookups as ``simulate`` gives;
+        ``success`` True, ``message`` ``message`` or "stepped to t = ...").
+
+        Example
+        -------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.0838, 0.0838), position=(0.5, 0, 0))
+        >>> _ = s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 1, 0)))
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> for _ in range(10):
+        ...     _ = stepper.step()
+        >>> stepper.result().position("bar").shape
+        (11, 3)
+        """
+        self.recorder.finish(self)
+        res = build_result(self, self.recorder, 0, message or f"stepped to t = {self.t:.9g}")
+        note = self.discretisation_note()
+        if note:
+            res.info["warnings"] = [note]
+        return res
 
     # ------------------------------------------------------------------ initial conditions
     def _consistent_start(self, q, v):
@@ -442,8 +533,11 @@ class Stepper:
             h_min, h_max = self.h_min, self.h_max
         if self.step_control == "adaptive":
             h_max = self._predict_contact_step(h_min, h_max)
+        start = (self.t, self.q, self.v, self.z)
         outcome, retries = self._solve_with_retries(h_min, h_max)
-        return self._accept(outcome, retries, time.perf_counter() - tic)
+        info = self._accept(outcome, retries, time.perf_counter() - tic)
+        self.recorder.step(self, start, info)
+        return info
 
     def _solve_with_retries(self, h_min, h_max):
         reasons = []
@@ -860,7 +954,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     tic = time.perf_counter()
     stepper = Stepper(system, h, settings, t0=t0, **options)
     setup = time.perf_counter() - tic
-    recorder = Recorder(stepper, output_every)
+    recorder = stepper.recorder = Recorder(stepper, output_every)
     status, message = 0, "reached t_end"
     bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
                bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
@@ -871,8 +965,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
                 start = (stepper.t, stepper.q, stepper.v, stepper.z)
                 saved = (stepper.gaps, len(stepper.ledger))
                 try:
-                    info = stepper.step(t_end)
-                    recorder.step(stepper, start, info)
+                    stepper.step(t_end)         # recorded by stepper.recorder
                 except StepFailure as err:
                     status, message = -1, str(err)
                     break

@@ -63,7 +63,8 @@ class System:
         return body
 
     def add_joint(self, joint):
-        """Add an ideal joint, driver, programmed constraint or clearance joint."""
+        """Add an ideal joint, driver, programmed constraint or clearance joint; one added
+        without a name gets one here (``revolute1``, ...), used by the result's lookups."""
         self._check_open()
         if isinstance(joint, UnilateralConstraint):
             self.gaps.append(joint)
@@ -71,14 +72,17 @@ class System:
             self.constraints.append(joint)
         else:
             raise TypeError(f"add_joint expects a joint or constraint, got {type(joint).__name__}")
+        self._give_name(joint)
         return joint
 
     def add_force(self, force: ForceElement):
-        """Add a force element (point load, spring-damper, ...). Gravity is added automatically."""
+        """Add a force element (point load, spring-damper, ...), naming it like
+        :meth:`add_joint`. Gravity is added automatically."""
         self._check_open()
         if not isinstance(force, ForceElement):
             raise TypeError(f"add_force expects a force element, got {type(force).__name__}")
         self.forces.append(force)
+        self._give_name(force)
         return force
 
     def body(self, name: str) -> RigidBody:
@@ -92,13 +96,16 @@ class System:
         return [*self.constraints, *self.gaps, *self.forces]
 
     # ---------------------------------------------------------------- validation
+    def _give_name(self, el):
+        """Name an element added without one (``revolute1``, ``hinge_rotation`` for a driver
+        of the joint ``hinge``, ...), so that ``joint.name`` is known from ``add_joint`` on."""
+        if el.name is None:
+            taken = {e.name for e in self.elements} | {b.name for b in self.bodies}
+            el.name = el.default_name(taken | {self.ground.name, *RESERVED_NAMES})
+
     def _name_elements(self):
-        counts: dict[str, int] = {}
-        for el in self.elements:
-            if el.name is None:
-                base = type(el).__name__.lower()
-                counts[base] = counts.get(base, 0) + 1
-                el.name = f"{base}{counts[base]}"
+        for el in self.elements:        # a name set back to None after add_*
+            self._give_name(el)
 
     def _name_problems(self) -> list[str]:
         """Names are one namespace (bodies, the ground, elements, the built-in gravity)."""
