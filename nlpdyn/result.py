@@ -374,18 +374,8 @@ class Result:
         problems = _problems(arrays, *_parse_meta(text))
         if problems:
             raise ResultFileError(target, problems, "cannot be written from this result")
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")
-        file = open(tmp, "xb")      # never an existing file; permissions as for any new file
-        try:
-            with file:
-                np.savez_compressed(file, __meta__=np.array(text), **arrays)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        return target
+        return _write_atomically(
+            target, lambda file: np.savez_compressed(file, __meta__=np.array(text), **arrays))
 
     def _arrays(self) -> dict:
         """Every array, by its key in the file."""
@@ -515,6 +505,22 @@ class Result:
         from .plotting import plot_result
         return plot_result(self, *args, **kwargs)
 
+    # ------------------------------------------------------------------ tables, animation, 3D view
+    def to_dataframe(self):
+        """The result as a pandas DataFrame, one row per output time, columns
+        ``<body or element>.<quantity>`` (``crank.x``, ``crank.q0``, ``crank.wx``,
+        ``pin.Fx``, ``pin.gap0``, ...; the list in :mod:`nlpdyn.tables`)."""
+        from .tables import to_dataframe
+        return to_dataframe(self)
+
+    def to_csv(self, path) -> Path:
+        """Write :meth:`to_dataframe` to a CSV file (no index column), atomically as
+        :meth:`save` does, floats in their shortest round-trip form; ``pandas.read_csv(path)``
+        reads it back. Returns the path written."""
+        target = Path(path)
+        text = self.to_dataframe().to_csv(index=False)
+        return _write_atomically(target, lambda file: file.write(text.encode()))
+
 
 FORMAT = "nlpdyn-result"
 FORMAT_VERSION = 1          # 0: files from before the format had a version (same layout)
@@ -525,6 +531,24 @@ _KIND_NAMES = {"f": "floating point", "i": "integer", "b": "bool", "U": "str"}
 _META_TYPES = {"body_names": list, "constraint_rows": dict, "gap_rows": dict,
                "force_elements": dict, "success": bool, "status": int, "message": str,
                "initial_projection": dict, "info": dict}
+
+
+def _write_atomically(target: Path, write) -> Path:
+    """``write(file)`` into a new temporary file beside ``target`` (binary), flushed to disk
+    and renamed onto ``target``: a write that fails leaves an existing file as it was and no
+    temporary file behind."""
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")
+    file = open(tmp, "xb")      # never an existing file; permissions as for any new file
+    try:
+        with file:
+            write(file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target
 
 
 def _name_of(key):
