@@ -39,6 +39,7 @@ from .joints import (BilateralConstraint, ClearanceJoint, Cylindrical, Cylindric
                      RotationDriver, Spherical, SphericalClearance, TranslationDriver,
                      UnilateralConstraint, Universal)
 from .flexible import add_flexible_link
+from .geometry import Box, Cylinder, Link, Sphere
 from .ode import simulate_ode
 from .result import Result, ResultFileError, StepStats
 from .stepper import StepFailure, StepInfo, Stepper, StepperSettings, simulate
@@ -47,7 +48,7 @@ from .system import CompiledSystem, ModelError, System
 __version__ = "0.1.0"
 
 __all__ = [
-    "add_flexible_link",
+    "add_flexible_link", "Box", "Cylinder", "Sphere", "Link",
     "System", "CompiledSystem", "ModelError", "RigidBody", "Ground", "BodyState",
     "Spherical", "Revolute", "Cylindrical", "Prismatic", "Universal", "Fixed",
     "RotationDriver", "TranslationDriver", "Programmed", "BilateralConstraint",

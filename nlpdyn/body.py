@@ -8,6 +8,7 @@ import numpy as np
 
 from .checks import (as_array, as_number, as_unit_vector, as_vector, is_number, name_problems,
                      show, vector_problems)
+from .geometry import geometry_problems
 from .rotations import from_rotation_matrix, normalised_rotation_matrix, rotation_matrix
 
 
@@ -45,6 +46,10 @@ class RigidBody:
         Initial centre-of-mass velocity, global frame.
     angular_velocity : array_like, shape (3,)
         Initial angular velocity, **body frame**.
+    geometry : shape or list of shapes, optional
+        How animations and the 3D view draw the body (``nd.Box``, ``nd.Cylinder``,
+        ``nd.Sphere``, ``nd.Link``; body frame, from the centre of mass). None: its
+        inertia-equivalent box and links to its joint points (:mod:`nlpdyn.geometry`).
     """
 
     name: str
@@ -55,6 +60,7 @@ class RigidBody:
     velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
     angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
     index: int | None = None
+    geometry: object = None
     is_ground = False
 
     def __post_init__(self):
@@ -100,6 +106,7 @@ class RigidBody:
                 out.append(f"{tag}: principal moments {eig} violate the triangle inequality")
         for label in ("position", "velocity", "angular_velocity"):
             out += vector_problems(tag, label, getattr(self, label))
+        out += geometry_problems(tag, self.geometry)
         A = self._orientation_matrix
         if A is not None:
             if not np.all(np.isfinite(A)) or not np.allclose(A.T @ A, np.eye(3), atol=1e-9) \

@@ -521,6 +521,19 @@ class Result:
         text = self.to_dataframe().to_csv(index=False)
         return _write_atomically(target, lambda file: file.write(text.encode()))
 
+    def animate(self, path, fps: float = 25.0, magnify_clearance: float = 1.0, **options) -> Path:
+        """Write an animation of the bodies' shapes to ``path`` (.gif, or .mp4 with ffmpeg);
+        ``magnify_clearance`` exaggerates the journals' offsets in clearance joints
+        (:func:`nlpdyn.animation.animate`, which lists the other options)."""
+        from .animation import animate
+        return animate(self, path, fps=fps, magnify_clearance=magnify_clearance, **options)
+
+    def view_html(self, path, **options) -> Path:
+        """Write an interactive 3D view to a self-contained HTML file (plotly;
+        :func:`nlpdyn.viewer.view_html`)."""
+        from .viewer import view_html
+        return view_html(self, path, **options)
+
 
 FORMAT = "nlpdyn-result"
 FORMAT_VERSION = 1          # 0: files from before the format had a version (same layout)

@@ -13,6 +13,7 @@ from tqdm.auto import tqdm
 
 from .assembly import LedgerTotals, Recorder, build_result
 from .checks import is_number
+from .geometry import describe
 from .joints.ideal import Joint
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
 from .projection import (GapProjector, independent_rows, normalise, position_change,
@@ -444,6 +445,7 @@ class Stepper:
         """
         self.recorder.finish(self)
         res = build_result(self, self.recorder, 0, message or f"stepped to t = {self.t:.9g}")
+        res.info["geometry"] = describe(self.system)
         note = self.discretisation_note()
         if note:
             res.info["warnings"] = [note]
@@ -991,7 +993,8 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
             bar.close()
         recorder.finish(stepper)
         res = build_result(stepper, recorder, status, message)
-        res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic)
+        res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic,
+                        geometry=describe(system))
         note = stepper.discretisation_note()
         if note:
             res.info["warnings"] = [note]

@@ -55,12 +55,30 @@ class System:
             raise RuntimeError("the system is compiled and locked; build a new System to change it")
 
     def add_body(self, name, mass, inertia, position=(0, 0, 0), orientation=(1, 0, 0, 0),
-                 velocity=(0, 0, 0), angular_velocity=(0, 0, 0)) -> RigidBody:
-        """Add a rigid body (see :class:`~nlpdyn.body.RigidBody`; angular velocity in the body frame)."""
+                 velocity=(0, 0, 0), angular_velocity=(0, 0, 0), geometry=None) -> RigidBody:
+        """Add a rigid body (see :class:`~nlpdyn.body.RigidBody`; angular velocity in the
+        body frame; ``geometry`` the shapes that draw it)."""
         self._check_open()
-        body = RigidBody(name, mass, inertia, position, orientation, velocity, angular_velocity)
+        body = RigidBody(name, mass, inertia, position, orientation, velocity, angular_velocity,
+                         geometry=geometry)
         self.bodies.append(body)
         return body
+
+    def set_geometry(self, body, geometry) -> None:
+        """Draw ``body`` (the body or its name) with ``geometry``: a shape or a list of
+        shapes (``nd.Box``, ``nd.Cylinder``, ``nd.Sphere``, ``nd.Link``; body frame, from the
+        centre of mass), None for the default (:mod:`nlpdyn.geometry`). Allowed after a run:
+        shapes only draw.
+
+        Example
+        -------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> s.set_geometry("ball", nd.Sphere(radius=0.05))
+        """
+        body = self.body(body) if isinstance(body, str) else body
+        body.geometry = geometry
 
     def add_joint(self, joint):
         """Add an ideal joint, driver, programmed constraint or clearance joint; one added
@@ -264,9 +282,10 @@ def _snapshot(value, seen):
     if id(value) in seen:
         return ("seen", seen[id(value)])
     seen[id(value)] = len(seen)
-    # ``_cache``: data an element derives from its parameters, not a parameter
+    # ``_cache``: data an element derives from its parameters; ``geometry``: a body's shapes,
+    # which only draw
     return (_Same(type(value)), tuple((k, _snapshot(v, seen)) for k, v in vars(value).items()
-                                      if k != "_cache"))
+                                      if k not in ("_cache", "geometry")))
 
 
 def _fingerprint(system: System):
