@@ -312,7 +312,8 @@ class Result:
         """Contact force of every gap on the joint's child body, global, shape
         (n_points, n_gaps, 3) (row 0 is zero)."""
         start, stop, _ = self._gap_rows(name)
-        return np.concatenate([np.zeros((1, stop - start, 3)), self.contact_vectors[name]])
+        return np.concatenate([np.zeros((1, stop - start, 3)),
+                               self.contact_vectors[_name_of(name)]])
 
     def _wrench(self, name, body):
         name, body = _name_of(name), _name_of(body)

@@ -12,7 +12,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .assembly import LedgerTotals, Recorder, build_result
-from .checks import is_number
+from .checks import UNIT_NORMALISE, is_number
 from .geometry import describe
 from .joints.ideal import Joint
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
@@ -391,7 +391,9 @@ class Stepper:
 
         The state is checked against the constraints as the initial one is
         (``initial_conditions``: projected with the smallest mass-weighted change, reported
-        in ``initial_projection``, or refused); the Euler parameters are normalised. Force
+        in ``initial_projection``, or refused). Euler parameters are kept as given, within
+        1e-3 of unit norm (the steps leave an O(h^2) norm error, which joints and forces do
+        not see; a state from a result continues that run exactly). Force
         elements with a memory (hysteresis) start from their initial memory, and the record
         that :meth:`result` reads restarts at this state.
 
@@ -414,12 +416,18 @@ class Stepper:
                 problems.append(f"{label} must be {size} finite numbers ({layout}), got "
                                 f"{np.shape(value)}")
             arrays[label] = arr
+        if not problems:
+            for k, body in enumerate(cs.bodies):
+                norm = np.linalg.norm(arrays["q"][7 * k + 3:7 * k + 7])
+                if abs(norm - 1) > UNIT_NORMALISE:
+                    problems.append(f"{body.label}: |p| = {norm:.9g}, Euler parameters must be "
+                                    f"within {UNIT_NORMALISE:g} of unit norm")
         if problems:
             raise ValueError("; ".join(problems))
         saved_t, self.t = self.t, float(t)
         try:
-            self.q, self.v, self.initial_projection = self._consistent_start(
-                normalise(arrays["q"], cs.n_bodies), arrays["v"])
+            self.q, self.v, self.initial_projection = self._consistent_start(arrays["q"],
+                                                                             arrays["v"])
         except ModelError:
             self.t = saved_t
             raise
