@@ -14,6 +14,9 @@ The flow (each layer imports only from the ones before it)::
             |
           Result                        result.py   arrays, per-step stats, .npz save/load,
                                         assembly.py reactions, contact data, the energy ledger
+            |
+    tables, pictures                    tables.py   DataFrame/CSV; geometry.py shapes and poses;
+                                        animation.py GIF/MP4; viewer.py the HTML 3D view
 
 Example
 -------

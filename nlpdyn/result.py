@@ -122,6 +122,9 @@ class Result:
         element on the bodies since t[0], and its stored energy (0 without a potential);
         see :meth:`dissipated`
     ledger : dict  the energy ledger's cumulative columns; see :meth:`energy_ledger`
+
+    Lookups (``position``, ``reaction_force``, ``gap``, ...) take a body or element itself
+    or its name.
     """
 
     def __init__(self, t, q, v, h, energy, kinetic_energy, potential_energy, stats, mu, lam,
