@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .checks import as_number, as_unit_vector, as_vector, number_problems, vector_problems
+from .checks import (as_number, as_unit_vector, as_vector, is_number, number_problems,
+                     vector_problems)
 
 CIRCLE_POINTS = 24      # points per circle drawn
 
@@ -209,22 +210,32 @@ def describe(system) -> dict:
         given = as_shapes(getattr(b, "geometry", None))
         bodies[b.name] = ([s.to_dict() for s in given] if given
                           else _default_shapes(b, points[id(b)]))
-    joints = []
-    for el in system.elements:
-        parent, child = getattr(el, "parent", None), getattr(el, "child", None)
-        point = getattr(el, "point", None)
-        if parent is None or child is None or not isinstance(point, np.ndarray):
-            continue
-        axis = getattr(el, "axis", None)
-        joints.append({
-            "name": el.name, "kind": el.kind, "parent": parent.name, "child": child.name,
-            "parent_point": _local(parent, point), "child_point": _local(child, point),
-            "axis": None if axis is None or el.kind.startswith("spherical")
-            else (parent.local_vector(axis) if not parent.is_ground else axis).tolist(),
-            "clearance": float(getattr(el, "clearance", 0.0))})
+    joints = [entry for entry in map(_joint_entry, system.elements) if entry is not None]
     extent = [np.linalg.norm(p - b.position) for b in system.bodies for p in points[id(b)]]
     extent += [float(np.max(inertia_box(b.mass, b.inertia))) for b in system.bodies]
     return {"bodies": bodies, "joints": joints, "size": float(max(extent, default=1.0)) or 1.0}
+
+
+def _is_vector(value) -> bool:
+    return isinstance(value, np.ndarray) and value.shape == (3,) and bool(np.all(np.isfinite(value)))
+
+
+def _joint_entry(el):
+    """A two-body joint's (or clearance joint's) data for drawing, None for other elements."""
+    from .body import RigidBody     # body.py imports this module
+    parent, child = getattr(el, "parent", None), getattr(el, "child", None)
+    point, axis = getattr(el, "point", None), getattr(el, "axis", None)
+    clearance = getattr(el, "clearance", 0.0)
+    if not (isinstance(parent, RigidBody) and isinstance(child, RigidBody) and _is_vector(point)):
+        return None
+    if not _is_vector(axis) or "spherical" in el.kind:
+        axis = None
+    elif not parent.is_ground:
+        axis = parent.local_vector(axis)
+    return {"name": el.name, "kind": el.kind, "parent": parent.name, "child": child.name,
+            "parent_point": _local(parent, point), "child_point": _local(child, point),
+            "axis": None if axis is None else axis.tolist(),
+            "clearance": float(clearance) if is_number(clearance) else 0.0}
 
 
 def _local(body, point) -> list:

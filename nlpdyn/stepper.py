@@ -4,6 +4,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+import types
 import warnings
 from dataclasses import dataclass, field, fields
 
@@ -367,7 +368,8 @@ class Stepper:
         self._energy_high = 0.0     # the largest energy in play of a step so far
         self.program.reset_qp()
         self.ledger = LedgerTotals(cs)
-        self.recorder = Recorder(self)
+        self._log_start = (self.t, self.q, self.v, self.z, self.gaps)
+        self._log = []      # per step: (start, StepInfo, q, v, z at its end)
 
     def reset(self) -> None:
         """Back to the initial state (``t0`` and the consistent initial q, v), forgetting
@@ -375,9 +377,14 @@ class Stepper:
 
         Example
         -------
-        >>> stepper = Stepper(system, h=1e-3)          # doctest: +SKIP
-        >>> _ = stepper.step(); stepper.reset(); stepper.t
-        0.0
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> _ = stepper.step()
+        >>> stepper.reset()
+        >>> stepper.t, len(stepper.result().t)
+        (0.0, 1)
         """
         self.t = self.t0
         self.q, self.v, self.initial_projection = self._initial
@@ -451,8 +458,13 @@ class Stepper:
         >>> stepper.result().position("bar").shape
         (11, 3)
         """
-        self.recorder.finish(self)
-        res = build_result(self, self.recorder, 0, message or f"stepped to t = {self.t:.9g}")
+        t, q, v, z, gaps = self._log_start
+        state = types.SimpleNamespace(t=t, q=q, v=v, z=z, gaps=gaps, ledger=())
+        recorder = Recorder(state)
+        for k, (start, info, q, v, z) in enumerate(self._log, 1):
+            state.t, state.q, state.v, state.z, state.ledger = info.t, q, v, z, range(k)
+            recorder.step(state, start, info)
+        res = build_result(self, recorder, 0, message or f"stepped to t = {self.t:.9g}")
         res.info["geometry"] = describe(self.system)
         note = self.discretisation_note()
         if note:
@@ -546,7 +558,7 @@ class Stepper:
         start = (self.t, self.q, self.v, self.z)
         outcome, retries = self._solve_with_retries(h_min, h_max)
         info = self._accept(outcome, retries, time.perf_counter() - tic)
-        self.recorder.step(self, start, info)
+        self._log.append((start, info, self.q, self.v, self.z))     # for result(): references only
         return info
 
     def _solve_with_retries(self, h_min, h_max):
@@ -964,7 +976,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     tic = time.perf_counter()
     stepper = Stepper(system, h, settings, t0=t0, **options)
     setup = time.perf_counter() - tic
-    recorder = stepper.recorder = Recorder(stepper, output_every)
+    recorder = Recorder(stepper, output_every)
     status, message = 0, "reached t_end"
     bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
                bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
@@ -975,7 +987,8 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
                 start = (stepper.t, stepper.q, stepper.v, stepper.z)
                 saved = (stepper.gaps, len(stepper.ledger))
                 try:
-                    stepper.step(t_end)         # recorded by stepper.recorder
+                    info = stepper.step(t_end)
+                    recorder.step(stepper, start, info)
                 except StepFailure as err:
                     status, message = -1, str(err)
                     break
