@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
-from .geometry import drawn_lines, frame_indices, geometry_of, journal_offsets, poses
+from .geometry import scene
 
 WRITERS = {".gif": "pillow", ".mp4": "ffmpeg"}
 
@@ -29,21 +27,6 @@ def _writer(path: Path, fps):
                                "matplotlib.rcParams['animation.ffmpeg_path']); or write a .gif")
         return animation.FFMpegWriter(fps=fps)
     return animation.PillowWriter(fps=fps)
-
-
-def joint_positions(res, indices, magnify_clearance=1.0) -> np.ndarray:
-    """Each joint's point on its child as drawn, shape (n_frames, n_joints, 3), global."""
-    joints = geometry_of(res)["joints"]
-    placed = poses(res, indices, magnify_clearance)
-    out = np.zeros((len(indices), len(joints), 3))
-    for k, joint in enumerate(joints):
-        local = np.asarray(joint["child_point"], dtype=float)
-        if joint["child"] in placed:
-            r, A = placed[joint["child"]]
-            out[:, k] = r + A @ local
-        else:                           # a ground child: its point is global
-            out[:, k] = local
-    return out
 
 
 def animate(res, path, fps: float = 25.0, speed: float = 1.0, magnify_clearance: float = 1.0,
@@ -82,15 +65,8 @@ def animate(res, path, fps: float = 25.0, speed: float = 1.0, magnify_clearance:
 
     path = Path(path)
     writer = _writer(path, fps)
-    if not (np.isfinite(magnify_clearance) and magnify_clearance > 0):
-        raise ValueError(f"magnify_clearance must be positive and finite, got {magnify_clearance!r}")
-    indices = frame_indices(res.t, fps, speed, max_frames)
-    lines = drawn_lines(res, indices, magnify_clearance)
-    joints = joint_positions(res, indices, magnify_clearance)
-    every = np.concatenate([ln.reshape(-1, 3) for body in lines.values() for ln in body]
-                           + [joints.reshape(-1, 3), np.zeros((1, 3))])
-    low, high = every.min(axis=0), every.max(axis=0)
-    centre, half = 0.5 * (low + high), 0.5 * max(np.max(high - low), 1e-9) * 1.05
+    indices, lines, joints, (centre, half) = scene(res, fps, speed, magnify_clearance,
+                                                   max_frames)
 
     fig = plt.figure(figsize=(6, 6))
     ax = fig.add_subplot(projection="3d")
@@ -124,6 +100,3 @@ def animate(res, path, fps: float = 25.0, speed: float = 1.0, magnify_clearance:
     finally:
         plt.close(fig)
     return path
-
-
-__all__ = ["animate", "joint_positions", "journal_offsets"]

@@ -359,3 +359,32 @@ def drawn_lines(res, indices, magnify_clearance=1.0):
         out[name] = [r[:, None, :] + np.einsum("nij,kj->nki", A, line)
                      for line in outlines(geometry["bodies"].get(name, []))]
     return out
+
+
+def joint_positions(res, indices, magnify_clearance=1.0) -> np.ndarray:
+    """Each joint's point on its child as drawn, shape (n_frames, n_joints, 3), global."""
+    joints = geometry_of(res)["joints"]
+    placed = poses(res, indices, magnify_clearance)
+    out = np.zeros((len(indices), len(joints), 3))
+    for k, joint in enumerate(joints):
+        local = np.asarray(joint["child_point"], dtype=float)
+        if joint["child"] in placed:
+            r, A = placed[joint["child"]]
+            out[:, k] = r + A @ local
+        else:                           # a ground child: its point is global
+            out[:, k] = local
+    return out
+
+
+def scene(res, fps, speed=1.0, magnify_clearance=1.0, max_frames=None):
+    """What an animation draws: (frame indices into ``res.t``, :func:`drawn_lines`,
+    :func:`joint_positions`, (centre, half side) of a cube holding all of it and the origin)."""
+    if not (np.isfinite(magnify_clearance) and magnify_clearance > 0):
+        raise ValueError(f"magnify_clearance must be positive and finite, got {magnify_clearance!r}")
+    indices = frame_indices(res.t, fps, speed, max_frames)
+    lines = drawn_lines(res, indices, magnify_clearance)
+    joints = joint_positions(res, indices, magnify_clearance)
+    every = np.concatenate([ln.reshape(-1, 3) for body in lines.values() for ln in body]
+                           + [joints.reshape(-1, 3), np.zeros((1, 3))])
+    low, high = every.min(axis=0), every.max(axis=0)
+    return indices, lines, joints, (0.5 * (low + high), 0.5 * max(np.max(high - low), 1e-9) * 1.05)

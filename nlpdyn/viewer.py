@@ -11,8 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .animation import joint_positions
-from .geometry import drawn_lines, frame_indices, poses
+from .geometry import poses, scene
 
 COM_TRACE = "centres of mass"
 JOINT_TRACE = "joints"
@@ -33,10 +32,9 @@ def figure(res, fps: float = 25.0, speed: float = 1.0, magnify_clearance: float 
     the joints; one frame per chosen output time, named by its index into ``res.t``)."""
     import plotly.graph_objects as go
 
-    indices = frame_indices(res.t, fps, speed, max_frames)
-    lines = drawn_lines(res, indices, magnify_clearance)
+    indices, lines, joints, (centre, half) = scene(res, fps, speed, magnify_clearance,
+                                                   max_frames)
     centres = poses(res, indices, magnify_clearance)
-    joints = joint_positions(res, indices, magnify_clearance)
     names = list(lines)
 
     def traces(frame):
@@ -54,10 +52,6 @@ def figure(res, fps: float = 25.0, speed: float = 1.0, magnify_clearance: float 
                                 marker={"size": 4, "color": "gray", "symbol": "diamond"}))
         return out
 
-    every = np.concatenate([ln.reshape(-1, 3) for body in lines.values() for ln in body]
-                           + [joints.reshape(-1, 3), np.zeros((1, 3))])
-    low, high = every.min(axis=0), every.max(axis=0)
-    centre, half = 0.5 * (low + high), 0.5 * max(np.max(high - low), 1e-9) * 1.05
     axes = {f"{c}axis": {"range": [centre[k] - half, centre[k] + half], "title": f"{c} (m)"}
             for k, c in enumerate("xyz")}
     frames = [go.Frame(data=traces(k), name=str(int(i))) for k, i in enumerate(indices)]
