@@ -32,7 +32,7 @@ Example
 """
 from .body import BodyState, Ground, RigidBody
 from .forces import (Blended, Bushing, ContactLaw, ForceElement, Gravity, Hertz,
-                     LankaraniNikravesh, LinearBushing, ModifiedKelvinVoigt,
+                     LankaraniNikravesh, LinearBushing, LuGreFriction, ModifiedKelvinVoigt,
                      PenaltyCylindricalClearance, PenaltyPrismaticClearance,
                      PenaltyRevoluteClearance, PenaltySphericalClearance, Pereira, PointForce,
                      RangeOfMotionCone, RotationStop, SpringDamper, TabulatedBushing,
@@ -59,7 +59,7 @@ __all__ = [
     "SphericalClearance",
     "UnilateralConstraint", "ForceElement", "Gravity", "PointForce", "SpringDamper",
     "ContactLaw", "Hertz", "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira",
-    "LinearBushing", "TabulatedBushing", "Blended", "simulate_ode", "Bushing",
+    "LinearBushing", "TabulatedBushing", "Blended", "LuGreFriction", "simulate_ode", "Bushing",
     "TranslationStop", "RotationStop", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
     "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version",
     "RangeOfMotionCone",
