@@ -54,7 +54,7 @@ def animate(res, path, fps: float = 25.0, speed: float = 1.0, magnify_clearance:
     Returns
     -------
     pathlib.Path
-        The file written.
+        The GIF or MP4 written.
 
     Example
     -------

@@ -92,7 +92,7 @@ def view_html(res, path, fps: float = 25.0, speed: float = 1.0, magnify_clearanc
     Returns
     -------
     pathlib.Path
-        The file written.
+        The HTML file written (~5 MB: plotly.js is embedded).
 
     Example
     -------
