@@ -552,6 +552,25 @@ class Result:
         text = self.to_dataframe().to_csv(index=False)
         return _write_atomically(target, lambda file: file.write(text.encode()))
 
+    def _at_rows(self, rows) -> "Result":
+        """This result at the output points ``rows`` (increasing indices into ``t``, 0 first);
+        per-step arrays are those of the step ending at each kept point (``simulate``'s
+        ``t_eval``)."""
+        rows = np.asarray(rows, dtype=int)
+        steps = rows[1:] - 1
+
+        def at(arrays, index):
+            return {name: a[index] for name, a in arrays.items()}
+        stats = StepStats(**{f.name: getattr(self.stats, f.name)[steps] for f in fields(StepStats)})
+        return Result(self.t[rows], self.q[rows], self.v[rows], self.h[steps], self.energy[rows],
+                      self.kinetic_energy[rows], self.potential_energy[rows], stats,
+                      self.mu[steps], self.lam[steps], self.gaps[rows], self.body_names,
+                      self.constraint_rows, self.gap_rows, at(self.wrenches, steps),
+                      self.success, self.status, self.message, self.initial_projection,
+                      self.info, at(self.contact_points, rows), at(self.contact_vectors, steps),
+                      self.force_elements, at(self.element_work, rows),
+                      at(self.element_potential, rows), at(self.ledger, rows))
+
     def animate(self, path, fps: float = 25.0, magnify_clearance: float = 1.0, **options) -> Path:
         """Write an animation of the bodies' shapes to ``path`` (.gif, or .mp4 with ffmpeg);
         ``magnify_clearance`` exaggerates the journals' offsets in clearance joints

@@ -962,13 +962,50 @@ def _solver_option_problems(qp_plugin, settings) -> list[str]:
     return problems
 
 
+def _output_times(t_eval, t0, t_end, output_every, problems):
+    """``t_eval`` as a float array (None stays None); what is wrong with it goes to ``problems``."""
+    if t_eval is None:
+        return None
+    try:
+        times = np.asarray(t_eval, dtype=float).ravel()
+    except (TypeError, ValueError):
+        problems.append(f"t_eval must be numbers, got {t_eval!r}")
+        return None
+    if not (times.size and np.all(np.isfinite(times)) and np.all(np.diff(times) > 0)
+            and times[0] >= t0 and times[-1] <= t_end):
+        problems.append(f"t_eval must be finite times, increasing, within [t0, t_end] = [{t0}, "
+                        f"{t_end}], got {times.tolist() if times.size <= 8 else times.size}")
+    if output_every != 1:
+        problems.append(f"t_eval and output_every = {output_every!r} exclude each other")
+    return times
+
+
+def _close(t) -> float:
+    """Times within this of ``t`` are ``t`` (the steps' round-off)."""
+    return 1e-12 * max(1.0, abs(t))
+
+
+def _next_time(times, t, t_end) -> float:
+    """The first of ``times`` after ``t`` (beyond round-off), else ``t_end``."""
+    k = np.searchsorted(times, t + _close(t), side="right")
+    return float(times[k]) if k < len(times) else t_end
+
+
+def _rows_at(t, times) -> np.ndarray:
+    """Indices of the output points at ``times`` (to round-off), with the first and last."""
+    k = np.clip(np.searchsorted(t, times), 1, len(t) - 1)
+    k = np.where(np.abs(t[k - 1] - times) < np.abs(t[k] - times), k - 1, k)
+    hit = np.abs(t[k] - times) <= [_close(x) for x in times]
+    return np.unique(np.r_[0, k[hit], len(t) - 1])
+
+
 def _as_dict(settings):
     return {f.name: getattr(settings, f.name) for f in fields(settings)}
 
 
 def simulate(system: System, t_end: float, h, settings: StepperSettings | None = None,
              progress: bool | None = None, t0: float = 0.0, output_every: int = 1,
-             **options) -> Result:
+             t_eval=None, **options) -> Result:
     """Simulate ``system`` from ``t0`` to ``t_end``.
 
     Parameters
@@ -988,6 +1025,12 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
         ledger and the run's counters (``res.info["run"]``) still cover every step. The
         per-step arrays (``h``, ``stats``, multipliers, forces) are those of the step ending
         at each kept point.
+    t_eval : array_like, optional
+        Output times, increasing, within [t0, t_end]: the steps are cut to end at each of
+        them (a step that would pass one ends there), and the result keeps the initial
+        point, these times and the last point reached (t_end, or where a failed run
+        stopped); per-step arrays and counters as for ``output_every``, which must then
+        be 1.
 
     Returns
     -------
@@ -1006,6 +1049,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     if isinstance(output_every, bool) or not (isinstance(output_every, (int, np.integer))
                                               and output_every >= 1):
         problems.append(f"output_every must be a whole number >= 1, got {output_every!r}")
+    times = _output_times(t_eval, t0, t_end, output_every, problems)
     if problems:
         raise ModelError(problems)
     tic = time.perf_counter()
@@ -1022,7 +1066,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
                 start = (stepper.t, stepper.q, stepper.v, stepper.z)
                 saved = (stepper.gaps, len(stepper.ledger))
                 try:
-                    info = stepper.step(t_end)
+                    info = stepper.step(t_end if times is None else _next_time(times, stepper.t, t_end))
                     recorder.step(stepper, start, info)
                 except StepFailure as err:
                     status, message = -1, str(err)
@@ -1049,6 +1093,8 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
             bar.close()
         recorder.finish(stepper)
         res = build_result(stepper, recorder, status, message)
+        if times is not None:
+            res = res._at_rows(_rows_at(res.t, times))
         res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic,
                         geometry=describe(system))
         note = stepper.discretisation_note()

@@ -166,3 +166,42 @@ def test_set_state_checks_the_state():
     with pytest.raises(nd.ModelError, match="revolute joint 'revolute1': initial position"):
         checking.set_state(0.5, q, np.zeros(6))
     assert checking.t == 0.0
+
+
+# ------------------------------------------------------------------ output times
+G = 9.81
+
+
+def falling_ball():
+    s = nd.System(gravity=(0, 0, -G))
+    s.add_body("ball", mass=1.0, inertia=(1, 1, 1), velocity=(0, 0, 2))
+    return s
+
+
+def test_t_eval_lands_on_the_times():
+    """Steps cut to end at off-grid times; the free fall there is semi-implicit Euler's,
+    within g h_max t / 2 of the closed form z = v0 t - g t^2 / 2."""
+    t_eval = [0.0125, 0.05, 0.1, 0.33333]
+    h = 1e-2
+    res = nd.simulate(falling_ball(), t_end=0.5, h=h, progress=False, t_eval=t_eval)
+    assert np.abs(res.t - [0.0, *t_eval, 0.5]).max() <= ROUND_OFF
+    exact = 2.0 * res.t - 0.5 * G * res.t**2
+    assert np.all(np.abs(res.position("ball")[:, 2] - exact) <= 0.5 * G * h * res.t + ROUND_OFF)
+    assert len(res.energy_ledger()) == len(res.t) and len(res.h) == len(res.t) - 1
+
+
+def test_t_eval_on_the_step_grid_keeps_those_rows():
+    full = nd.simulate(falling_ball(), t_end=0.5, h=1e-2, progress=False)
+    res = nd.simulate(falling_ball(), t_end=0.5, h=1e-2, progress=False, t_eval=[0.1, 0.2, 0.3])
+    rows = [0, 10, 20, 30, 50]
+    for a, b in ((res.t, full.t[rows]), (res.q, full.q[rows]), (res.v, full.v[rows]),
+                 (res.h, full.h[np.subtract(rows[1:], 1)]),
+                 (res.energy_ledger().to_numpy(), full.energy_ledger().to_numpy()[rows])):
+        assert a.shape == b.shape and np.abs(a - b).max() <= ROUND_OFF
+
+
+def test_t_eval_is_checked():
+    with pytest.raises(nd.ModelError) as err:
+        nd.simulate(falling_ball(), t_end=0.5, h=1e-2, t_eval=[0.3, 0.2, 0.7], output_every=2)
+    assert "t_eval must be finite times, increasing, within [t0, t_end]" in str(err.value)
+    assert "t_eval and output_every = 2 exclude each other" in str(err.value)
