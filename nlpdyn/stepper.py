@@ -993,6 +993,8 @@ def _next_time(times, t, t_end) -> float:
 
 def _rows_at(t, times) -> np.ndarray:
     """Indices of the output points at ``times`` (to round-off), with the first and last."""
+    if len(t) == 1:                 # a run that failed at its first step
+        return np.zeros(1, dtype=int)
     k = np.clip(np.searchsorted(t, times), 1, len(t) - 1)
     k = np.where(np.abs(t[k - 1] - times) < np.abs(t[k] - times), k - 1, k)
     hit = np.abs(t[k] - times) <= [_close(x) for x in times]
