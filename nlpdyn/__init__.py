@@ -6,7 +6,7 @@ The flow (each layer imports only from the ones before it)::
             |
          System                         system.py   validate() lists every problem; compile()
             |                                       builds named CasADi functions once
-        StepProgram                     step_nlp.py the per-step program of FORMULATION.md,
+        StepProgram                     step_nlp.py the per-step program of docs/FORMULATION.md,
             |                                       built once per run, re-solved every step
       contact schemes                   contact.py  how a step meets its gaps (cone chord
             |                                       iterations, end-of-step normal, seed's rows)
@@ -46,6 +46,7 @@ from .geometry import Box, Cylinder, Link, Sphere
 from .ode import simulate_ode
 from .result import Result, ResultFileError, StepStats
 from .stepper import StepFailure, StepInfo, Stepper, StepperSettings, simulate
+from .sweep import sweep
 from .system import CompiledSystem, ModelError, System
 
 __version__ = "0.1.0"
@@ -63,5 +64,5 @@ __all__ = [
     "TranslationStop", "RotationStop", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
     "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version",
     "RangeOfMotionCone",
-    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "Result", "ResultFileError", "StepStats",
+    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "sweep", "Result", "ResultFileError", "StepStats",
 ]
