@@ -223,8 +223,12 @@ def _is_vector(value) -> bool:
 def _joint_entry(el):
     """A two-body joint's (or clearance joint's) data for drawing, None for other elements."""
     from .body import RigidBody     # body.py imports this module
+    from .joints.clearance import CylindricalClearance
     parent, child = getattr(el, "parent", None), getattr(el, "child", None)
     point, axis = getattr(el, "point", None), getattr(el, "axis", None)
+    # the bore's centre on the child: off the pin by ``offset`` at the start
+    bore = point + el.offset if isinstance(el, CylindricalClearance) and _is_vector(point) \
+        and _is_vector(el.offset) else point
     clearance = getattr(el, "clearance", 0.0)
     if not (isinstance(parent, RigidBody) and isinstance(child, RigidBody) and _is_vector(point)):
         return None
@@ -233,7 +237,7 @@ def _joint_entry(el):
     elif not parent.is_ground:
         axis = parent.local_vector(axis)
     return {"name": el.name, "kind": el.kind, "parent": parent.name, "child": child.name,
-            "parent_point": _local(parent, point), "child_point": _local(child, point),
+            "parent_point": _local(parent, point), "child_point": _local(child, bore),
             "axis": None if axis is None else axis.tolist(),
             "clearance": float(clearance) if is_number(clearance) else 0.0}
 

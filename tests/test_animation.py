@@ -77,6 +77,18 @@ def test_journal_offset_is_the_clearance_used(res):
     assert np.array_equal(placed["ball"][0], res.position("ball"))
 
 
+def test_journal_offset_of_a_bore_starting_off_centre():
+    """A bore built resting on its pin (offset (0, -c, 0)) starts at that offset."""
+    s = nd.System(gravity=(0, -9.81, 0))
+    bar = s.add_body("bar", mass=1.0, inertia=(2e-4, 0.0834, 0.0834),
+                     position=(0.5, -CLEARANCE, 0))
+    s.add_joint(nd.CylindricalClearance(s.ground, bar, (0, 0, 0), (0, 0, 1), 0.01, CLEARANCE,
+                                        0.02, name="pin", offset=(0, -CLEARANCE, 0)))
+    res = nd.simulate(s, t_end=0.002, h=1e-3, progress=False)
+    joint = next(j for j in res.info["geometry"]["joints"] if j["name"] == "pin")
+    assert np.abs(journal_offsets(res, joint, [0])[0] - [0, -CLEARANCE, 0]).max() <= ROUND_OFF
+
+
 def test_frame_indices():
     t = np.linspace(0.0, 1.0, 1001)
     idx = frame_indices(t, fps=10)
