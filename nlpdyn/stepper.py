@@ -4,6 +4,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+import types
 import warnings
 from dataclasses import dataclass, field, fields
 
@@ -12,7 +13,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .assembly import LedgerTotals, Recorder, build_result
-from .checks import is_number
+from .checks import UNIT_NORMALISE, is_number
+from .geometry import describe
 from .joints.ideal import Joint
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
 from .projection import (GapProjector, independent_rows, normalise, position_change,
@@ -301,10 +303,11 @@ class Stepper:
                               "'ipopt', or set their evaluation to 'explicit'"])
         if settings.form == "explicit" and self.solver != "ipopt" and control != "nlp":
             self.solver = "ipopt"   # the explicit form is an NLP
-        self.t = float(t0)
+        self.t = self.t0 = float(t0)
         q, v = cs.initial_state()
         self.q, self.v, self.initial_projection = self._consistent_start(normalise(q, cs.n_bodies), v)
         self.z = cs.initial_history()
+        self._initial = (self.q, self.v, self.initial_projection)
         # structurally redundant joint rows (an overconstrained loop): solved without them
         self.redundant_rows = []
         self._dropped = self._kept = np.zeros(0, dtype=int)
@@ -315,17 +318,9 @@ class Stepper:
             self._dropped, self._kept = np.array(dropped, dtype=int), np.asarray(keep)
             self.redundant_rows = [(r.name, i - r.start) for i in dropped
                                    for r in cs.constraint_rows if r.start <= i < r.stop]
-        self._warm = {}
-        self._lam_qp = None
-        self._dv, self._dv_h = None, None
-        self._contact_force = None
-        self.gaps = np.asarray(cs.gap(self.q)).ravel()
-        self._active = np.zeros(cs.n_gap, dtype=bool)
-        self._was_open = np.zeros(cs.n_gap, dtype=bool)
         self._projector = None
         self._force_scale = cs.total_mass * (np.linalg.norm(system.gravity) + 1.0)
         self._model_size = cs.model_size
-        self._energy_high = 0.0     # the largest energy in play of a step so far
         # lifting the model by its size at |g| + 1 m/s^2: the round-off floor's scale when
         # nothing moves
         self._energy_unit = self._force_scale * self._model_size
@@ -337,7 +332,7 @@ class Stepper:
             ContactScheme(fallback, settings.gap_iterations, settings.gap_tol, self._force_scale)
             if fallback not in (None, primary) and primary != "linearised" else None)
         self._gap_groups = _gap_groups(cs)
-        self.ledger = LedgerTotals(cs)
+        self._restart()
         self._check_limits = np.full(3, 10 * settings.check_tol)
         clearances = [r.element.min_clearance for r in cs.gap_rows
                       if hasattr(r.element, "min_clearance")]
@@ -364,6 +359,124 @@ class Stepper:
                           f"clearance {min(clearances):g} m: reduce h or use contact iterations "
                           "(gap_iterations > 0)",
                           stacklevel=3)
+
+    # ------------------------------------------------------------------ state and record
+    def _restart(self):
+        """Forget the steps taken (warm starts, contact memory, ledger, record): the next step
+        starts afresh from the current t, q, v, z."""
+        cs = self.cs
+        self._warm = {}
+        self._lam_qp = None
+        self._dv, self._dv_h = None, None
+        self._contact_force = None
+        self.gaps = np.asarray(cs.gap(self.q)).ravel()
+        self._active = np.zeros(cs.n_gap, dtype=bool)
+        self._was_open = np.zeros(cs.n_gap, dtype=bool)
+        self._energy_high = 0.0     # the largest energy in play of a step so far
+        self.program.reset_qp()
+        self.ledger = LedgerTotals(cs)
+        self._log_start = (self.t, self.q, self.v, self.z, self.gaps)
+        self._log = []      # per step: (start, StepInfo, q, v, z at its end)
+
+    def reset(self) -> None:
+        """Back to the initial state (``t0`` and the consistent initial q, v), forgetting
+        every step taken and the record :meth:`result` reads.
+
+        Example
+        -------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> _ = stepper.step()
+        >>> stepper.reset()
+        >>> stepper.t, len(stepper.result().t)
+        (0.0, 1)
+        """
+        self.t = self.t0
+        self.q, self.v, self.initial_projection = self._initial
+        self.z = self.cs.initial_history()
+        self._restart()
+
+    def set_state(self, t: float, q, v) -> None:
+        """Continue from a state of your own: time ``t``, positions ``q`` (7 per body: r, p)
+        and velocities ``v`` (6 per body: rdot global, w' body frame), laid out as one row of
+        ``Result.q`` and ``Result.v`` (``stepper.set_state(res.t[k], res.q[k], res.v[k])``).
+
+        The state is checked against the constraints as the initial one is
+        (``initial_conditions``: projected with the smallest mass-weighted change, reported
+        in ``initial_projection``, or refused). Euler parameters are kept as given, within
+        1e-3 of unit norm (the steps leave an O(h^2) norm error, which joints and forces do
+        not see; a state from a result continues that run exactly). Force
+        elements with a memory (hysteresis) start from their initial memory, and the record
+        that :meth:`result` reads restarts at this state.
+
+        Raises
+        ------
+        ValueError
+            ``t``, ``q`` or ``v`` of the wrong size or not finite (every problem at once).
+        ModelError
+            A state that cannot be made consistent (as for the initial conditions).
+        """
+        cs = self.cs
+        problems = []
+        if not is_number(t):
+            problems.append(f"t must be a finite number, got {t!r}")
+        arrays = {}
+        for label, value, size, layout in (("q", q, cs.nq, "7 per body: r, p"),
+                                           ("v", v, cs.nv, "6 per body: rdot, w'")):
+            arr = np.asarray(value, dtype=float).ravel() if np.ndim(value) else None
+            if arr is None or arr.size != size or not np.all(np.isfinite(arr)):
+                problems.append(f"{label} must be {size} finite numbers ({layout}), got "
+                                f"{np.shape(value)}")
+            arrays[label] = arr
+        if not problems:
+            for k, body in enumerate(cs.bodies):
+                norm = np.linalg.norm(arrays["q"][7 * k + 3:7 * k + 7])
+                if abs(norm - 1) > UNIT_NORMALISE:
+                    problems.append(f"{body.label}: |p| = {norm:.9g}, Euler parameters must be "
+                                    f"within {UNIT_NORMALISE:g} of unit norm")
+        if problems:
+            raise ValueError("; ".join(problems))
+        saved_t, self.t = self.t, float(t)
+        try:
+            self.q, self.v, self.initial_projection = self._consistent_start(arrays["q"],
+                                                                             arrays["v"])
+        except ModelError:
+            self.t = saved_t
+            raise
+        self.z = cs.initial_history()
+        self._restart()
+
+    def result(self, message: str | None = None) -> Result:
+        """The steps taken since construction, :meth:`reset` or :meth:`set_state` as a
+        :class:`~nlpdyn.Result` (the same arrays, ledger and lookups as ``simulate`` gives;
+        ``success`` True, ``message`` ``message`` or "stepped to t = ...").
+
+        Example
+        -------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.0838, 0.0838), position=(0.5, 0, 0))
+        >>> _ = s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 1, 0)))
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> for _ in range(10):
+        ...     _ = stepper.step()
+        >>> stepper.result().position("bar").shape
+        (11, 3)
+        """
+        t, q, v, z, gaps = self._log_start
+        state = types.SimpleNamespace(t=t, q=q, v=v, z=z, gaps=gaps, ledger=())
+        recorder = Recorder(state)
+        for k, (start, info, q, v, z) in enumerate(self._log, 1):
+            state.t, state.q, state.v, state.z, state.ledger = info.t, q, v, z, range(k)
+            recorder.step(state, start, info)
+        res = build_result(self, recorder, 0, message or f"stepped to t = {self.t:.9g}")
+        res.info["geometry"] = describe(self.system)
+        note = self.discretisation_note()
+        if note:
+            res.info["warnings"] = [note]
+        return res
 
     # ------------------------------------------------------------------ initial conditions
     def _consistent_start(self, q, v):
@@ -449,8 +562,11 @@ class Stepper:
             h_min, h_max = self.h_min, self.h_max
         if self.step_control == "adaptive":
             h_max = self._predict_contact_step(h_min, h_max)
+        start = (self.t, self.q, self.v, self.z)
         outcome, retries = self._solve_with_retries(h_min, h_max)
-        return self._accept(outcome, retries, time.perf_counter() - tic)
+        info = self._accept(outcome, retries, time.perf_counter() - tic)
+        self._log.append((start, info, self.q, self.v, self.z))     # for result(): references only
+        return info
 
     def _solve_with_retries(self, h_min, h_max):
         reasons = []
@@ -870,13 +986,52 @@ def _solver_option_problems(qp_plugin, settings) -> list[str]:
     return problems
 
 
+def _output_times(t_eval, t0, t_end, output_every, problems):
+    """``t_eval`` as a float array (None stays None); what is wrong with it goes to ``problems``."""
+    if t_eval is None:
+        return None
+    try:
+        times = np.asarray(t_eval, dtype=float).ravel()
+    except (TypeError, ValueError):
+        problems.append(f"t_eval must be numbers, got {t_eval!r}")
+        return None
+    if not (times.size and np.all(np.isfinite(times)) and np.all(np.diff(times) > 0)
+            and times[0] >= t0 and times[-1] <= t_end):
+        problems.append(f"t_eval must be finite times, increasing, within [t0, t_end] = [{t0}, "
+                        f"{t_end}], got {times.tolist() if times.size <= 8 else times.size}")
+    if output_every != 1:
+        problems.append(f"t_eval and output_every = {output_every!r} exclude each other")
+    return times
+
+
+def _close(t) -> float:
+    """Times within this of ``t`` are ``t`` (the steps' round-off)."""
+    return 1e-12 * max(1.0, abs(t))
+
+
+def _next_time(times, t, t_end) -> float:
+    """The first of ``times`` after ``t`` (beyond round-off), else ``t_end``."""
+    k = np.searchsorted(times, t + _close(t), side="right")
+    return float(times[k]) if k < len(times) else t_end
+
+
+def _rows_at(t, times) -> np.ndarray:
+    """Indices of the output points at ``times`` (to round-off), with the first and last."""
+    if len(t) == 1:                 # a run that failed at its first step
+        return np.zeros(1, dtype=int)
+    k = np.clip(np.searchsorted(t, times), 1, len(t) - 1)
+    k = np.where(np.abs(t[k - 1] - times) < np.abs(t[k] - times), k - 1, k)
+    hit = np.abs(t[k] - times) <= [_close(x) for x in times]
+    return np.unique(np.r_[0, k[hit], len(t) - 1])
+
+
 def _as_dict(settings):
     return {f.name: getattr(settings, f.name) for f in fields(settings)}
 
 
 def simulate(system: System, t_end: float, h, settings: StepperSettings | None = None,
              progress: bool | None = None, t0: float = 0.0, output_every: int = 1,
-             **options) -> Result:
+             t_eval=None, **options) -> Result:
     """Simulate ``system`` from ``t0`` to ``t_end``.
 
     Parameters
@@ -896,6 +1051,12 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
         ledger and the run's counters (``res.info["run"]``) still cover every step. The
         per-step arrays (``h``, ``stats``, multipliers, forces) are those of the step ending
         at each kept point.
+    t_eval : array_like, optional
+        Output times, increasing, within [t0, t_end]: the steps are cut to end at each of
+        them (a step that would pass one ends there), and the result keeps the initial
+        point, these times and the last point reached (t_end, or where a failed run
+        stopped); per-step arrays and counters as for ``output_every``, which must then
+        be 1.
 
     Returns
     -------
@@ -914,6 +1075,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     if isinstance(output_every, bool) or not (isinstance(output_every, (int, np.integer))
                                               and output_every >= 1):
         problems.append(f"output_every must be a whole number >= 1, got {output_every!r}")
+    times = _output_times(t_eval, t0, t_end, output_every, problems)
     if problems:
         raise ModelError(problems)
     tic = time.perf_counter()
@@ -930,7 +1092,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
                 start = (stepper.t, stepper.q, stepper.v, stepper.z)
                 saved = (stepper.gaps, len(stepper.ledger))
                 try:
-                    info = stepper.step(t_end)
+                    info = stepper.step(t_end if times is None else _next_time(times, stepper.t, t_end))
                     recorder.step(stepper, start, info)
                 except StepFailure as err:
                     status, message = -1, str(err)
@@ -957,7 +1119,10 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
             bar.close()
         recorder.finish(stepper)
         res = build_result(stepper, recorder, status, message)
-        res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic)
+        if times is not None:
+            res = res._at_rows(_rows_at(res.t, times))
+        res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic,
+                        geometry=describe(system))
         note = stepper.discretisation_note()
         if note:
             res.info["warnings"] = [note]
