@@ -465,6 +465,8 @@ class Stepper:
         >>> stepper.result().position("bar").shape
         (11, 3)
         """
+        if self._log is None:
+            raise RuntimeError("this stepper's steps are recorded by simulate(), which returns them")
         t, q, v, z, gaps = self._log_start
         state = types.SimpleNamespace(t=t, q=q, v=v, z=z, gaps=gaps, ledger=())
         recorder = Recorder(state)
@@ -562,10 +564,13 @@ class Stepper:
             h_min, h_max = self.h_min, self.h_max
         if self.step_control == "adaptive":
             h_max = self._predict_contact_step(h_min, h_max)
-        start = (self.t, self.q, self.v, self.z)
+        if len(self.cs.normal_force_slots):
+            self.z = self.z.copy()      # the step sets h and normal forces in its own memory
+        start = self.last_start = (self.t, self.q, self.v, self.z)
         outcome, retries = self._solve_with_retries(h_min, h_max)
         info = self._accept(outcome, retries, time.perf_counter() - tic)
-        self._log.append((start, info, self.q, self.v, self.z))     # for result(): references only
+        if self._log is not None:
+            self._log.append((start, info, self.q, self.v, self.z))  # for result(): references only
         return info
 
     def _solve_with_retries(self, h_min, h_max):
@@ -1082,6 +1087,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     stepper = Stepper(system, h, settings, t0=t0, **options)
     setup = time.perf_counter() - tic
     recorder = Recorder(stepper, output_every)
+    stepper._log = None       # the recorder keeps what the result needs (output_every)
     status, message = 0, "reached t_end"
     bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
                bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
@@ -1093,7 +1099,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
                 saved = (stepper.gaps, len(stepper.ledger))
                 try:
                     info = stepper.step(t_end if times is None else _next_time(times, stepper.t, t_end))
-                    recorder.step(stepper, start, info)
+                    recorder.step(stepper, stepper.last_start, info)
                 except StepFailure as err:
                     status, message = -1, str(err)
                     break
