@@ -6,7 +6,7 @@ The flow (each layer imports only from the ones before it)::
             |
          System                         system.py   validate() lists every problem; compile()
             |                                       builds named CasADi functions once
-        StepProgram                     step_nlp.py the per-step program of FORMULATION.md,
+        StepProgram                     step_nlp.py the per-step program of docs/FORMULATION.md,
             |                                       built once per run, re-solved every step
       contact schemes                   contact.py  how a step meets its gaps (cone chord
             |                                       iterations, end-of-step normal, seed's rows)
@@ -14,6 +14,9 @@ The flow (each layer imports only from the ones before it)::
             |
           Result                        result.py   arrays, per-step stats, .npz save/load,
                                         assembly.py reactions, contact data, the energy ledger
+            |
+    tables, pictures                    tables.py   DataFrame/CSV; geometry.py shapes and poses;
+                                        animation.py GIF/MP4; viewer.py the HTML 3D view
 
 Example
 -------
@@ -29,7 +32,7 @@ Example
 """
 from .body import BodyState, Ground, RigidBody
 from .forces import (Blended, Bushing, ContactLaw, ForceElement, Gravity, Hertz,
-                     LankaraniNikravesh, LinearBushing, ModifiedKelvinVoigt,
+                     LankaraniNikravesh, LinearBushing, LuGreFriction, ModifiedKelvinVoigt,
                      PenaltyCylindricalClearance, PenaltyPrismaticClearance,
                      PenaltyRevoluteClearance, PenaltySphericalClearance, Pereira, PointForce,
                      RangeOfMotionCone, RotationStop, SpringDamper, TabulatedBushing,
@@ -39,15 +42,17 @@ from .joints import (BilateralConstraint, ClearanceJoint, Cylindrical, Cylindric
                      RotationDriver, Spherical, SphericalClearance, TranslationDriver,
                      UnilateralConstraint, Universal)
 from .flexible import add_flexible_link
+from .geometry import Box, Cylinder, Link, Sphere
 from .ode import simulate_ode
 from .result import Result, ResultFileError, StepStats
 from .stepper import StepFailure, StepInfo, Stepper, StepperSettings, simulate
+from .sweep import sweep
 from .system import CompiledSystem, ModelError, System
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "add_flexible_link",
+    "add_flexible_link", "Box", "Cylinder", "Sphere", "Link",
     "System", "CompiledSystem", "ModelError", "RigidBody", "Ground", "BodyState",
     "Spherical", "Revolute", "Cylindrical", "Prismatic", "Universal", "Fixed",
     "RotationDriver", "TranslationDriver", "Programmed", "BilateralConstraint",
@@ -55,9 +60,9 @@ __all__ = [
     "SphericalClearance",
     "UnilateralConstraint", "ForceElement", "Gravity", "PointForce", "SpringDamper",
     "ContactLaw", "Hertz", "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira",
-    "LinearBushing", "TabulatedBushing", "Blended", "simulate_ode", "Bushing",
+    "LinearBushing", "TabulatedBushing", "Blended", "LuGreFriction", "simulate_ode", "Bushing",
     "TranslationStop", "RotationStop", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
     "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version",
     "RangeOfMotionCone",
-    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "Result", "ResultFileError", "StepStats",
+    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "sweep", "Result", "ResultFileError", "StepStats",
 ]

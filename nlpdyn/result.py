@@ -124,13 +124,17 @@ class Result:
     ledger : dict  the energy ledger's cumulative columns; see :meth:`energy_ledger`
     friction_vectors : dict  clearance joint with friction -> (n_points - 1, n_gaps, 3): the
         tangential contact forces on the child; see :meth:`contact_friction_vector`
+
+    Lookups (``position``, ``reaction_force``, ``gap``, ...) take a body or element itself
+    or its name.
     """
 
     def __init__(self, t, q, v, h, energy, kinetic_energy, potential_energy, stats, mu, lam,
                  gaps, body_names, constraint_rows, gap_rows, wrenches, success, status,
                  message, initial_projection=None, info=None, contact_points=None,
                  contact_vectors=None, force_elements=None, element_work=None,
-                 element_potential=None, ledger=None, friction_vectors=None):
+                 element_potential=None, ledger=None, memory=None, friction=None,
+                 friction_vectors=None):
         self.t, self.q, self.v, self.h = t, q, v, h
         self.energy, self.kinetic_energy, self.potential_energy = energy, kinetic_energy, potential_energy
         self.stats, self.mu, self.lam, self.gaps = stats, mu, lam, gaps
@@ -147,11 +151,15 @@ class Result:
         self.element_work = element_work or {}
         self.element_potential = element_potential or {}
         self.ledger = dict(ledger or {})   # column -> cumulative J (n_points,); energy_ledger()
+        self.memory = dict(memory or {})   # force element -> its memory (n_points, size)
+        self.friction = dict(friction or {})   # friction element -> force per step (n_steps,)
         # clearance joints with friction: name -> (n_steps, n_gaps, 3)
         self.friction_vectors = dict(friction_vectors or {})
 
     # ------------------------------------------------------------------ lookups
+    # Every lookup takes a name or the body or element itself (its ``name``): _name_of.
     def _body(self, name):
+        name = _name_of(name)
         if name not in self.body_names:
             raise KeyError(f"no body named {name!r}; bodies: {self.body_names}")
         return self.body_names.index(name)
@@ -193,6 +201,7 @@ class Result:
         return self.mu[:, start:stop]
 
     def _rows(self, name):
+        name = _name_of(name)
         if name in self.constraint_rows:
             return self.constraint_rows[name]
         if name in self.gap_rows:
@@ -203,6 +212,7 @@ class Result:
                        f"{list(self.constraint_rows) + list(self.gap_rows) + list(self.force_elements)}")
 
     def _force_element(self, name):
+        name = _name_of(name)
         if name not in self.force_elements:
             raise KeyError(f"no force element named {name!r}; force elements: {list(self.force_elements)}")
 
@@ -223,13 +233,37 @@ class Result:
         """Energy taken out of the system by force element ``name`` since t[0] (J), shape
         (n_points,): -(work done + change of stored energy). Zero for a conservative law up to
         the time discretisation; None: the sum over all force elements."""
-        names = list(self.force_elements) if name is None else [name]
+        names = list(self.force_elements) if name is None else [_name_of(name)]
         total = np.zeros(len(self.t))
         for n in names:
             self._force_element(n)
             pot = self.element_potential[n]
             total -= self.element_work[n] + pot - pot[0]
         return total
+
+    def friction_force(self, name: str) -> np.ndarray:
+        """Joint friction of :class:`~nlpdyn.LuGreFriction` ``name`` in each step: the force
+        (N; prismatic, cylindrical) or torque (N m; revolute) along the joint's coordinate on
+        the child, as the step used it (at its end), shape (n_steps,), aligned with ``t[1:]``."""
+        self._friction(name)
+        return self.friction[name]
+
+    def friction_normal_force(self, name: str) -> np.ndarray:
+        """The joint normal force f_n (N) each step of friction element ``name`` met its
+        friction with (the step's own reaction), shape (n_steps,), aligned with ``t[1:]``."""
+        self._friction(name)
+        return self.memory[name][1:, 2]
+
+    def friction_state(self, name: str) -> np.ndarray:
+        """The bristle deflection z of friction element ``name`` (rad or m; presliding
+        displacement), shape (n_points,), aligned with ``t``."""
+        self._friction(name)
+        return self.memory[name][:, 0]
+
+    def _friction(self, name):
+        if name not in self.friction:
+            raise KeyError(f"no friction element named {name!r}; friction elements: "
+                           f"{list(self.friction)}")
 
     def energy_ledger(self):
         """Where the energy went: a pandas DataFrame, one row per output time.
@@ -290,6 +324,7 @@ class Result:
         return pd.DataFrame(table)
 
     def _gap_rows(self, name):
+        name = _name_of(name)
         if name not in self.gap_rows:
             raise KeyError(f"no clearance joint named {name!r}; clearance joints: {list(self.gap_rows)}")
         return self.gap_rows[name]
@@ -308,15 +343,16 @@ class Result:
     def contact_point(self, name: str) -> np.ndarray:
         """Contact point of every gap, global, shape (n_points, n_gaps, 3)."""
         self._gap_rows(name)
-        return self.contact_points[name]
+        return self.contact_points[_name_of(name)]
 
     def contact_force_vector(self, name: str) -> np.ndarray:
         """Contact force of every gap on the joint's child body, global, shape
         (n_points, n_gaps, 3) (row 0 is zero)."""
         start, stop, _ = self._gap_rows(name)
-        return np.concatenate([np.zeros((1, stop - start, 3)), self.contact_vectors[name]])
+        return np.concatenate([np.zeros((1, stop - start, 3)),
+                               self.contact_vectors[_name_of(name)]])
 
-    def contact_friction_vector(self, name: str) -> np.ndarray:
+    def contact_friction_vector(self, name) -> np.ndarray:
         """Tangential (Coulomb friction) contact force of every gap on the joint's child body,
         global, shape (n_points, n_gaps, 3) (row 0 is zero; all zero for a joint without
         friction).
@@ -328,9 +364,9 @@ class Result:
         start, stop, _ = self._gap_rows(name)
         steps = np.zeros((len(self.t) - 1, stop - start, 3))
         return np.concatenate([np.zeros((1, stop - start, 3)),
-                               self.friction_vectors.get(name, steps)])
+                               self.friction_vectors.get(_name_of(name), steps)])
 
-    def contact_friction(self, name: str) -> np.ndarray:
+    def contact_friction(self, name) -> np.ndarray:
         """Tangential (Coulomb friction) contact force magnitudes (N), shape (n_points,
         n_gaps), beside ``contact_force``; at most the friction coefficient times it (to the
         polygon's 1 - cos(pi/8) inside the cone, README "Coulomb friction in clearance
@@ -343,6 +379,7 @@ class Result:
         return np.linalg.norm(self.contact_friction_vector(name), axis=2)
 
     def _wrench(self, name, body):
+        name, body = _name_of(name), _name_of(body)
         bodies = self._rows(name)[2]
         if body is None:
             body = bodies[-1]
@@ -401,18 +438,8 @@ class Result:
         problems = _problems(arrays, *_parse_meta(text))
         if problems:
             raise ResultFileError(target, problems, "cannot be written from this result")
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")
-        file = open(tmp, "xb")      # never an existing file; permissions as for any new file
-        try:
-            with file:
-                np.savez_compressed(file, __meta__=np.array(text), **arrays)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        return target
+        return _write_atomically(
+            target, lambda file: np.savez_compressed(file, __meta__=np.array(text), **arrays))
 
     def _arrays(self) -> dict:
         """Every array, by its key in the file."""
@@ -424,6 +451,7 @@ class Result:
         for prefix, named in (("wrench__", self.wrenches), ("cpoint__", self.contact_points),
                               ("cforce__", self.contact_vectors), ("ework__", self.element_work),
                               ("epot__", self.element_potential), ("ledger__", self.ledger),
+                              ("memory__", self.memory), ("friction__", self.friction),
                               ("cfric__", self.friction_vectors)):
             arrays.update({prefix + name: a for name, a in named.items()})
         return arrays
@@ -498,7 +526,8 @@ class Result:
                    named("wrench__"), meta["success"], meta["status"], meta["message"],
                    meta["initial_projection"], meta["info"], named("cpoint__"),
                    named("cforce__"), meta["force_elements"], named("ework__"),
-                   named("epot__"), named("ledger__"), named("cfric__"))
+                   named("epot__"), named("ledger__"), named("memory__"), named("friction__"),
+                   named("cfric__"))
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:
@@ -543,6 +572,73 @@ class Result:
         from .plotting import plot_result
         return plot_result(self, *args, **kwargs)
 
+    # ------------------------------------------------------------------ tables, animation, 3D view
+    def to_dataframe(self):
+        """The result as a pandas DataFrame, one row per output time, columns
+        ``<body or element>.<quantity>`` (``crank.x``, ``crank.q0``, ``crank.wx``,
+        ``pin.Fx``, ``pin.gap0``, ...; the list in :mod:`nlpdyn.tables`)."""
+        from .tables import to_dataframe
+        return to_dataframe(self)
+
+    def to_csv(self, path) -> Path:
+        """Write :meth:`to_dataframe` to a CSV file (no index column), atomically as
+        :meth:`save` does, floats in their shortest round-trip form; ``pandas.read_csv(path)``
+        reads it back. Returns the path written."""
+        target = Path(path)
+        text = self.to_dataframe().to_csv(index=False)
+        return _write_atomically(target, lambda file: file.write(text.encode()))
+
+    def _at_rows(self, rows) -> "Result":
+        """This result at the output points ``rows`` (increasing indices into ``t``, 0 first);
+        per-step arrays are those of the step ending at each kept point (``simulate``'s
+        ``t_eval``)."""
+        rows = np.asarray(rows, dtype=int)
+        steps = rows[1:] - 1
+
+        def at(arrays, index):
+            return {name: a[index] for name, a in arrays.items()}
+        stats = StepStats(**{f.name: getattr(self.stats, f.name)[steps] for f in fields(StepStats)})
+        return Result(self.t[rows], self.q[rows], self.v[rows], self.h[steps], self.energy[rows],
+                      self.kinetic_energy[rows], self.potential_energy[rows], stats,
+                      self.mu[steps], self.lam[steps], self.gaps[rows], self.body_names,
+                      self.constraint_rows, self.gap_rows, at(self.wrenches, steps),
+                      self.success, self.status, self.message, self.initial_projection,
+                      self.info, at(self.contact_points, rows), at(self.contact_vectors, steps),
+                      self.force_elements, at(self.element_work, rows),
+                      at(self.element_potential, rows), at(self.ledger, rows))
+
+    def animate(self, path, fps: float = 25.0, magnify_clearance: float = 1.0, **options) -> Path:
+        """Write an animation of the bodies' shapes to ``path`` (.gif, or .mp4 with ffmpeg);
+        ``magnify_clearance`` exaggerates the journals' offsets in clearance joints
+        (:func:`nlpdyn.animation.animate`, which lists the other options)."""
+        from .animation import animate
+        return animate(self, path, fps=fps, magnify_clearance=magnify_clearance, **options)
+
+    def view_html(self, path, **options) -> Path:
+        """Write an interactive 3D view to a self-contained HTML file (plotly;
+        :func:`nlpdyn.viewer.view_html`)."""
+        from .viewer import view_html
+        return view_html(self, path, **options)
+
+    # ------------------------------------------------------------------ orbit plots
+    def plot_orbit(self, joints, system=None, ax=None, title=None):
+        """Journal orbit of clearance joints inside their clearance circles (see
+        :func:`nlpdyn.plotting.plot_orbit`). ``joints``: joint objects or names, one or a
+        list; names are looked up in ``system`` (the system that was run)."""
+        from .plotting import plot_orbit
+        items = list(joints) if isinstance(joints, (list, tuple)) else [joints]
+        if any(isinstance(j, str) for j in items):
+            if system is None:
+                raise ValueError("plot_orbit: give the system that was run to look up joints "
+                                 f"by name ({[j for j in items if isinstance(j, str)]})")
+            known = {j.name: j for j in system.gaps}
+            missing = [j for j in items if isinstance(j, str) and j not in known]
+            if missing:
+                raise KeyError(f"no clearance joint named {missing}; clearance joints: "
+                               f"{list(known)}")
+            items = [known[j] if isinstance(j, str) else j for j in items]
+        return plot_orbit(self, items, ax=ax, title=title)
+
 
 FORMAT = "nlpdyn-result"
 FORMAT_VERSION = 1          # 0: files from before the format had a version (same layout)
@@ -553,6 +649,30 @@ _KIND_NAMES = {"f": "floating point", "i": "integer", "b": "bool", "U": "str"}
 _META_TYPES = {"body_names": list, "constraint_rows": dict, "gap_rows": dict,
                "force_elements": dict, "success": bool, "status": int, "message": str,
                "initial_projection": dict, "info": dict}
+
+
+def _write_atomically(target: Path, write) -> Path:
+    """``write(file)`` into a new temporary file beside ``target`` (binary), flushed to disk
+    and renamed onto ``target``: a write that fails leaves an existing file as it was and no
+    temporary file behind."""
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")
+    file = open(tmp, "xb")      # never an existing file; permissions as for any new file
+    try:
+        with file:
+            write(file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _name_of(key):
+    """The name of a body or element given itself (anything with a str ``name``) or its name."""
+    name = getattr(key, "name", None)
+    return name if isinstance(name, str) and not isinstance(key, str) else key
 
 
 def _npz_path(path) -> Path:
@@ -689,6 +809,12 @@ def _problems(arrays: dict, meta, nonstrict_json: bool) -> list:
     for key in arrays:
         if key.startswith("ledger__"):
             expected[key] = ((points,), "f")
+        # optional (absent from files of older versions): force elements' memory, friction
+        element = key.partition("__")[2]
+        if key.startswith("memory__") and element in meta.get("force_elements", {}):
+            expected[key] = ((points, ("memory size", None)), "f")
+        if key.startswith("friction__") and element in meta.get("force_elements", {}):
+            expected[key] = ((steps,), "f")
 
     for key, (dims, kind) in expected.items():
         a = arrays.get(key)

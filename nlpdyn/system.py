@@ -55,15 +55,34 @@ class System:
             raise RuntimeError("the system is compiled and locked; build a new System to change it")
 
     def add_body(self, name, mass, inertia, position=(0, 0, 0), orientation=(1, 0, 0, 0),
-                 velocity=(0, 0, 0), angular_velocity=(0, 0, 0)) -> RigidBody:
-        """Add a rigid body (see :class:`~nlpdyn.body.RigidBody`; angular velocity in the body frame)."""
+                 velocity=(0, 0, 0), angular_velocity=(0, 0, 0), geometry=None) -> RigidBody:
+        """Add a rigid body (see :class:`~nlpdyn.body.RigidBody`; angular velocity in the
+        body frame; ``geometry`` the shapes that draw it)."""
         self._check_open()
-        body = RigidBody(name, mass, inertia, position, orientation, velocity, angular_velocity)
+        body = RigidBody(name, mass, inertia, position, orientation, velocity, angular_velocity,
+                         geometry=geometry)
         self.bodies.append(body)
         return body
 
+    def set_geometry(self, body, geometry) -> None:
+        """Draw ``body`` (the body or its name) with ``geometry``: a shape or a list of
+        shapes (``nd.Box``, ``nd.Cylinder``, ``nd.Sphere``, ``nd.Link``; body frame, from the
+        centre of mass), None for the default (:mod:`nlpdyn.geometry`). Allowed after a run:
+        shapes only draw.
+
+        Example
+        -------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> s.set_geometry("ball", nd.Sphere(radius=0.05))
+        """
+        body = self.body(body) if isinstance(body, str) else body
+        body.geometry = geometry
+
     def add_joint(self, joint):
-        """Add an ideal joint, driver, programmed constraint or clearance joint."""
+        """Add an ideal joint, driver, programmed constraint or clearance joint; one added
+        without a name gets one here (``revolute1``, ...), used by the result's lookups."""
         self._check_open()
         if isinstance(joint, UnilateralConstraint):
             self.gaps.append(joint)
@@ -71,14 +90,17 @@ class System:
             self.constraints.append(joint)
         else:
             raise TypeError(f"add_joint expects a joint or constraint, got {type(joint).__name__}")
+        self._give_name(joint)
         return joint
 
     def add_force(self, force: ForceElement):
-        """Add a force element (point load, spring-damper, ...). Gravity is added automatically."""
+        """Add a force element (point load, spring-damper, ...), naming it like
+        :meth:`add_joint`. Gravity is added automatically."""
         self._check_open()
         if not isinstance(force, ForceElement):
             raise TypeError(f"add_force expects a force element, got {type(force).__name__}")
         self.forces.append(force)
+        self._give_name(force)
         return force
 
     def body(self, name: str) -> RigidBody:
@@ -92,13 +114,16 @@ class System:
         return [*self.constraints, *self.gaps, *self.forces]
 
     # ---------------------------------------------------------------- validation
+    def _give_name(self, el):
+        """Name an element added without one (``revolute1``, ``hinge_rotation`` for a driver
+        of the joint ``hinge``, ...), so that ``joint.name`` is known from ``add_joint`` on."""
+        if el.name is None:
+            taken = {e.name for e in self.elements} | {b.name for b in self.bodies}
+            el.name = el.default_name(taken | {self.ground.name, *RESERVED_NAMES})
+
     def _name_elements(self):
-        counts: dict[str, int] = {}
-        for el in self.elements:
-            if el.name is None:
-                base = type(el).__name__.lower()
-                counts[base] = counts.get(base, 0) + 1
-                el.name = f"{base}{counts[base]}"
+        for el in self.elements:        # a name set back to None after add_*
+            self._give_name(el)
 
     def _name_problems(self) -> list[str]:
         """Names are one namespace (bodies, the ground, elements, the built-in gravity)."""
@@ -144,10 +169,11 @@ class System:
             for b in el.bodies:
                 if isinstance(b, RigidBody) and id(b) not in known:
                     found.append(f"{el.label}: body '{b.name}' is not part of this system")
-            # a driver acts through its joint's equations: the joint must be in the system
+            # a driver acts through its joint's equations, joint friction through its
+            # reaction: the joint must be in the system
             joint = getattr(el, "joint", None)
-            if isinstance(el, BilateralConstraint) and isinstance(joint, Element) \
-                    and id(joint) not in joints:
+            if (isinstance(el, BilateralConstraint) or hasattr(el, "normal_force_slot")) \
+                    and isinstance(joint, Element) and id(joint) not in joints:
                 found.append(f"{el.label}: its {joint.label} is not part of this system "
                              "(add it with add_joint)")
             problems += found
@@ -257,9 +283,10 @@ def _snapshot(value, seen):
     if id(value) in seen:
         return ("seen", seen[id(value)])
     seen[id(value)] = len(seen)
-    # ``_cache``: data an element derives from its parameters, not a parameter
+    # ``_cache``: data an element derives from its parameters; ``geometry``: a body's shapes,
+    # which only draw
     return (_Same(type(value)), tuple((k, _snapshot(v, seen)) for k, v in vars(value).items()
-                                      if k != "_cache"))
+                                      if k not in ("_cache", "geometry")))
 
 
 def _fingerprint(system: System):
@@ -387,6 +414,7 @@ class CompiledSystem:
         if problems:
             raise ModelError(problems)
         self.implicit_elements = [el.name for el in self.force_elements if el.evaluation == "implicit"]
+        self._friction_terms(t, q, v, z)
         M = np.zeros((self.nv, self.nv))
         S = ca.SX.zeros(self.nv)
         for b in bodies:
@@ -497,6 +525,34 @@ class CompiledSystem:
         V_el = ca.SX(0) if pe is None else ca.SX(pe)
         self._require_own_symbols(el, Q_el, V_el, *([] if z_next is None else [z_next]))
         return Q_el, V_el, z_next
+
+    def _friction_terms(self, t, q, v, z):
+        """Memory entries the stepper sets in every step (``step_size_slots``: h;
+        ``normal_force_slots``: a joint's normal force), ``friction_normal(q, reaction)``,
+        the normal force of each such element from its joint's reaction on the child (3 x n,
+        global; the joint's column in ``friction_joints`` of the step's joint forces), and
+        ``friction_force(t, q, v, z)``, each one's generalised force along its joint."""
+        rows = [r for r in self.history_rows if hasattr(r.element, "normal_force_slot")]
+        self.friction_rows = rows
+        self.friction_child_is_ground = np.array([r.element.joint.child.is_ground for r in rows],
+                                                 dtype=bool)
+        self.step_size_slots = np.array([r.start + r.element.step_size_slot for r in rows
+                                         if hasattr(r.element, "step_size_slot")], dtype=int)
+        self.normal_force_slots = np.array([r.start + r.element.normal_force_slot for r in rows],
+                                           dtype=int)
+        joint_column = {id(r.element): j for j, r in enumerate(self.constraint_rows)}
+        self.friction_joints = np.array([joint_column[id(r.element.joint)] for r in rows], dtype=int)
+        reaction = ca.SX.sym("reaction", 3, len(rows))
+        f_n = [r.element.normal_force(self.states_of(r.element), reaction[:, j])
+               for j, r in enumerate(rows)]
+        self.friction_normal = ca.Function(
+            "friction_normal", [q, reaction], [ca.vertcat(*f_n) if f_n else ca.SX(0, 1)],
+            ["q", "reaction"], ["f_n"], {"cse": True})
+        forces = [r.element.generalized_force(self.states_of(r.element), z[r.start:r.stop])
+                  for r in rows]
+        self.friction_force = ca.Function(
+            "friction_force", [t, q, v, z], [ca.vertcat(*forces) if forces else ca.SX(0, 1)],
+            ["t", "q", "v", "z"], ["F"], {"cse": True})
 
     def _require_own_symbols(self, el, *exprs):
         """Raise ModelError when an element's expressions hold symbols other than the

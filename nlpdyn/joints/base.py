@@ -11,17 +11,20 @@ import casadi as ca
 import numpy as np
 
 from ..body import BodyState, RigidBody
-from ..checks import as_vector, is_vector, vector_problems
+from ..checks import UNIT_NORMALISE, as_vector, is_vector, vector_problems
 
 UNIT_TOL = 1e-9
 
 
 def check_unit(vec, label: str, owner: str) -> list[str]:
+    """[] for a unit vector (to ``UNIT_TOL``), else one message. Constructors normalise what
+    is within ``checks.UNIT_NORMALISE`` of unit (``checks.as_unit_vector``)."""
     vec = as_vector(vec)
     if not is_vector(vec):
         return vector_problems(owner, label, vec)
     if abs(np.linalg.norm(vec) - 1) > UNIT_TOL:
-        return [f"{owner}: {label} must be a unit vector, |{label}| = {np.linalg.norm(vec):.12g}"]
+        return [f"{owner}: {label} must be a unit vector, |{label}| = {np.linalg.norm(vec):.12g} "
+                f"(constructors normalise within {UNIT_NORMALISE:g} of 1)"]
     return []
 
 
@@ -47,6 +50,19 @@ class Element:
     def label(self) -> str:
         return f"{self.kind} (unnamed)" if self.name is None else f"{self.kind} '{self.name}'"
 
+    def default_name(self, taken) -> str:
+        """The name :class:`~nlpdyn.System` gives this element when added without one: the
+        class name and the first number not in ``taken`` (a set of names)."""
+        return _first_free(type(self).__name__.lower(), taken)
+
+
+def _first_free(base, taken) -> str:
+    """``base1``, ``base2``, ...: the first not in ``taken``."""
+    k = 1
+    while f"{base}{k}" in taken:
+        k += 1
+    return f"{base}{k}"
+
 
 class BilateralConstraint(Element):
     """Equality constraints Phi(q, t) = 0 (ideal joints, drivers, programmed constraints)."""
@@ -71,7 +87,7 @@ class UnilateralConstraint(Element):
     gap is g = radius - |d|, d (2 or 3 components) an offset measured in a frame fixed to one
     of the bodies (a bore centre's offset from the pin axis, a ball centre's from the socket
     centre). The stepper takes d's Jacobian at the start of each step (the lever arms) and
-    the outer law (the circle or sphere) exactly at its end (FORMULATION.md, "Radial
+    the outer law (the circle or sphere) exactly at its end (docs/FORMULATION.md, "Radial
     clearance as a cone"). An element that only defines ``gaps`` has flat gaps.
     """
 

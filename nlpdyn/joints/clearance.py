@@ -14,8 +14,8 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from ..checks import (as_array, as_number, as_vector, is_vector, number_problems, show,
-                      vector_problems)
+from ..checks import (as_array, as_number, as_unit_vector, as_vector, is_vector,
+                      number_problems, show, vector_problems)
 from ..rotations import perpendicular_pair
 from .base import UnilateralConstraint, check_unit, smooth_norm
 
@@ -32,9 +32,9 @@ class ClearanceJoint(UnilateralConstraint):
     def __init__(self, parent, child, point, clearance, name=None, friction=0.0):
         self.parent, self.child = parent, child
         self.bodies = (parent, child)
+        self.name = name
         self.point = as_vector(point)
         self.clearance = as_number(clearance)
-        self.name = name
         self.friction = as_number(friction)
 
     def problems(self):
@@ -76,7 +76,7 @@ class CylindricalClearance(_AxialMixin, ClearanceJoint):
     def __init__(self, parent, child, point, axis, radius, clearance, length, name=None,
                  offset=(0.0, 0.0, 0.0), friction=0.0):
         super().__init__(parent, child, point, clearance, name, friction)
-        self.axis = as_vector(axis)
+        self.axis = as_unit_vector(axis, self.label, "axis")
         self.radius, self.length = as_number(radius), as_number(length)
         self.offset = as_vector(offset)
 
@@ -207,12 +207,13 @@ class PrismaticClearance(ClearanceJoint):
     def __init__(self, parent, child, point, axis, profile, clearance, length, section_x=None,
                  name=None, friction=0.0):
         super().__init__(parent, child, point, clearance, name, friction)
-        self.axis = as_vector(axis)
+        self.axis = as_unit_vector(axis, self.label, "axis")
         self.profile = as_array(profile)
         self.length = as_number(length)
         if section_x is None and is_vector(self.axis) and np.linalg.norm(self.axis) > 0:
             section_x = perpendicular_pair(self.axis / np.linalg.norm(self.axis))[0]
-        self.section_x = None if section_x is None else as_vector(section_x)
+        self.section_x = (None if section_x is None
+                          else as_unit_vector(section_x, self.label, "section_x"))
         self.n_gaps = 4 * len(self.profile) if self._profile_shape_ok() else 0
 
     def _profile_shape_ok(self) -> bool:
