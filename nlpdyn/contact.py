@@ -117,11 +117,18 @@ class ContactScheme:
         error = self.step_error(sol, out)
         last, last_out = sol, out
         previous_drift, previous_rate = 0.0, np.inf
+        frozen = None
         for it in range(1, self.max_iterations + 1):
             if error <= self.tol:
                 break
             y_prev = last.y
-            last, last_out = solve(last_out[0], (last.P_g, last.y), self.jacobian_at)
+            # with friction, the second half of the iterations keeps the impulses fixed: the
+            # friction bounds stop moving and the chord iterations converge on the gaps (the
+            # impulses only weight the curvature term, which vanishes at the fixed point)
+            if last.P_n_used is not None and it > self.max_iterations // 2 and frozen is None:
+                frozen = last.P_g
+            last, last_out = solve(last_out[0], (last.P_g if frozen is None else frozen, last.y),
+                                   self.jacobian_at)
             if not check(last, last_out)[0]:
                 break
             last.gap_iterations = it
