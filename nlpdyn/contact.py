@@ -122,10 +122,11 @@ class ContactScheme:
             if error <= self.tol:
                 break
             y_prev = last.y
-            # with friction, the second half of the iterations keeps the impulses fixed: the
-            # friction bounds stop moving and the chord iterations converge on the gaps (the
-            # impulses only weight the curvature term, which vanishes at the fixed point)
-            if last.P_n_used is not None and it > self.max_iterations // 2 and frozen is None:
+            # with friction, the second half of the iterations keeps the impulses fixed (where
+            # friction and normal loads keep trading, a jammed bore, they never settle): the friction bounds stop
+            # moving and the chord iterations converge on the gaps (the impulses only weight
+            # the curvature term, which vanishes at the fixed point)
+            if last.P_n_used is not None and frozen is None and it > self.max_iterations // 2:
                 frozen = last.P_g
             last, last_out = solve(last_out[0], (last.P_g if frozen is None else frozen, last.y),
                                    self.jacobian_at)

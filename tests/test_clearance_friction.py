@@ -8,8 +8,8 @@ motion under a tangential push F <= mu m g (any direction in the face) and an ac
 the energy ledger closes.
 
 Tolerance tiers (STYLE.md): identities 1e-12 (relative where a scale exists); solver-limited
-1e-8 relative (the QP's own accuracy times the friction iterations' lag: |F_t| / (mu N) came
-out <= 1 + 2e-7 at the pin, where normal force changes every step, and 1 + 1e-15 on the box);
+1e-8 relative (the QP's own accuracy) where the normal force is steady (the box), CONE_LAG
+for the cone at the pin, whose normal force changes every step (the friction bound lags);
 discretisation-limited C h for positions (semi-implicit Euler: x_n = h sum v_k).
 """
 from functools import lru_cache
@@ -26,6 +26,11 @@ G, MASS, MU, H = 9.81, 2.0, 0.3, 1e-3
 C_GUIDE = 1e-6            # the box falls through it in 0.45 ms: it lands in the first step
 T_ON = 0.01               # pushes start once the box rests on the face
 IDENTITY, SOLVER = 1e-12, 1e-8
+MU_PIN = 0.2
+# the contact iterations keep the lagged normal impulses fixed after half of them
+# (nlpdyn.contact): the friction bound is then the normal impulse four iterates back,
+# measured within 4.7e-6 of the step's own on the spinning bar
+CONE_LAG = 1e-5
 PROFILE = np.array([[-0.05, -0.05], [0.05, -0.05], [0.05, 0.05], [-0.05, 0.05]])
 
 
@@ -124,7 +129,7 @@ def test_friction_zero_is_the_frictionless_step():
 
 
 @lru_cache(maxsize=None)
-def spinning(mu=0.2, t_end=0.3):
+def spinning(mu=MU_PIN, t_end=0.3):
     s = clearance_pendulum.build_spinning()
     (pin,) = s.gaps
     pin.friction = mu
@@ -148,11 +153,9 @@ def test_pin_in_bore_never_gains_energy_and_the_ledger_closes():
     assert abs(ledger["friction:pin"].iloc[-1] - (E[-1] - E[0])) <= 0.01 * (E[0] - E[-1])
     # the tangential force stays in the cone of every gap's normal force
     N, F = res.contact_force("pin"), res.contact_friction("pin")
-    assert (F <= MU_PIN * N * (1 + 1e-6) + IDENTITY).all()
+    assert (F <= MU_PIN * N * (1 + CONE_LAG) + IDENTITY).all()
     assert F.max() > 0.5 * MU_PIN * N.max()
 
-
-MU_PIN = 0.2
 
 
 def test_friction_settings_and_saved_result(tmp_path):
