@@ -38,6 +38,8 @@ from .joints import (BilateralConstraint, ClearanceJoint, Cylindrical, Cylindric
                      Prismatic, PrismaticClearance, Programmed, Revolute, RevoluteClearance,
                      RotationDriver, Spherical, SphericalClearance, TranslationDriver,
                      UnilateralConstraint, Universal)
+from .joints import (JointModes, KinematicExcitation, Planar, PlanarTranslation, Screw,
+                     VelocityConstraint)
 from .flexible import add_flexible_link
 from .ode import simulate_ode
 from .result import Result, ResultFileError, StepStats
@@ -59,5 +61,7 @@ __all__ = [
     "TranslationStop", "RotationStop", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
     "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version",
     "RangeOfMotionCone",
+    "KinematicExcitation", "Screw", "Planar", "PlanarTranslation", "JointModes",
+    "VelocityConstraint",
     "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "Result", "ResultFileError", "StepStats",
 ]
