@@ -45,3 +45,8 @@ PROBLEMS = {
     "free_top": Problem(free_top.build, 10.0, 1e-3, ("top",),
                         "torque-free asymmetric body spinning near its intermediate axis"),
 }
+
+from . import trough  # noqa: E402
+
+PROBLEMS["trough"] = Problem(trough.build, trough.T_END, trough.H, ("sphere",),
+                             "seed 004 section 5: trough with a driven skewed trough")
