@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .forces.elements import Gravity
+from .joints.clearance import ClearanceJoint
 from .joints.ideal import Joint, KinematicExcitation, Universal
 from .result import Result, StepStats
 from .rotations import rotation_matrices
@@ -231,7 +232,8 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
 
 
 def joint_descriptions(cs) -> dict:
-    """Per ideal joint, what ``Result.joint_modes`` and ``joint_forces`` need (JSON-ready):
+    """Per ideal or clearance joint, what ``Result.joint_modes`` and ``joint_forces`` need
+    (JSON-ready):
     its bodies, its frame's axes (columns) and the child's attachment point in the parent's
     and the child's body frames, its modes at the initial configuration, and the kinematic
     excitations (drivers included) acting on it."""
@@ -241,9 +243,9 @@ def joint_descriptions(cs) -> dict:
         if isinstance(el, KinematicExcitation):
             excitations.setdefault(id(el.joint), []).append(el)
     out = {}
-    for r in cs.constraint_rows:
+    for r in [*cs.constraint_rows, *cs.gap_rows]:
         el = r.element
-        if not isinstance(el, Joint):
+        if not isinstance(el, (Joint, ClearanceJoint)):
             continue
         parent, child = el.bodies
         modes = el.modes()

@@ -513,7 +513,7 @@ class Result:
     def _joint_data(self, name):
         joints = self.info.get("joints", {})
         if name not in joints:
-            raise KeyError(f"no ideal joint named {name!r}; ideal joints: {list(joints)}")
+            raise KeyError(f"no ideal or clearance joint named {name!r}; joints: {list(joints)}")
         return joints[name]
 
     def _joint_frames(self, data):
@@ -535,9 +535,9 @@ class Result:
         return rotation(data["parent"]) @ np.array(data["frame"]), rotation(data["child"])
 
     def joint_modes(self, name: str) -> dict:
-        """Mode vectors of ideal joint ``name`` (seed 004, eqs. 3.18-3.19), in twist
-        coordinates [Omega; V] of the child relative to the parent, resolved in the parent's
-        joint frame (``joint.frame()``).
+        """Mode vectors of joint ``name`` (seed 004, eqs. 3.18-3.19), in twist coordinates
+        [Omega; V] of the child relative to the parent, resolved in the parent's joint frame
+        (``joint.frame()``). A clearance joint has its nominal ideal joint's modes.
 
         Returns
         -------
@@ -572,8 +572,8 @@ class Result:
         return JointModes(free, constrained).excite(data["excited_modes"]).as_dict()
 
     def joint_forces(self, name: str, applied=()) -> dict:
-        """The interaction across ideal joint ``name`` split along its modes (seed 004,
-        eqs. 3.28-3.34), per step (aligned with ``t[1:]``).
+        """The interaction across joint ``name`` (ideal, or clearance: its contacts) split
+        along its modes (seed 004, eqs. 3.28-3.34), per step (aligned with ``t[1:]``).
 
         A = [moment; force] is the wrench on the child, the moment about the child's
         attachment point (the joint point), resolved in the parent's joint frame: the joint's

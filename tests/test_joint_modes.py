@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import nlpdyn as nd
-from nlpdyn.joints.modes import JointModes
+from nlpdyn.joints.ideal import Joint
 from nlpdyn.rotations import from_axis_angle, rotation_matrices
 
 RNG = np.random.default_rng(4)
@@ -276,7 +276,7 @@ def test_modes_survive_save_and_load(tmp_path):
     back = nd.Result.load(res.save(tmp_path / "run"))
     for key in ("applied", "constraint", "wrench"):
         assert np.array_equal(back.joint_forces("pin")[key], res.joint_forces("pin")[key])
-    with pytest.raises(KeyError, match="no ideal joint named 'bob'"):
+    with pytest.raises(KeyError, match="no ideal or clearance joint named .bob."):
         res.joint_modes("bob")
 
 
@@ -305,3 +305,24 @@ def test_bad_joint_data_is_named():
     text = str(err.value)
     assert "screw joint 's': pitch" in text and "'p': the two directions are parallel" in text
     assert "kinematic excitation 'x'" in text
+
+
+CASE_STUDIES = ["slider_crank", "pendulum", "spherical_pendulum", "trough", "clearance_pendulum",
+                "triple_pendulum", "bricard"]
+
+
+@pytest.mark.parametrize("name", CASE_STUDIES)
+def test_every_joint_of_the_case_studies_is_split(name):
+    """Every ideal and clearance joint of a case study has modes and a split that rebuilds
+    its wrench (psi lambda + psi_bar lambda_bar = A)."""
+    import importlib
+    system = importlib.import_module(f"problems.{name}").build()
+    res = nd.simulate(system, t_end=3e-3, h=1e-3, progress=False)
+    joints = {el.name for el in [*system.constraints, *system.gaps]
+              if isinstance(el, (Joint, nd.ClearanceJoint))}
+    assert joints and joints == set(res.info["joints"])
+    for joint in res.info["joints"]:
+        out, dual = res.joint_forces(joint), res.joint_modes(joint)["dual"]
+        split = np.c_[out["applied"], out["constraint"]]
+        rebuilt = split @ dual.T if dual.ndim == 2 else np.einsum("nij,nj->ni", dual, split)
+        assert np.abs(rebuilt - out["wrench"]).max() <= 1e-12 * max(1.0, np.abs(out["wrench"]).max())
