@@ -61,7 +61,17 @@ class Screw(Joint):
 class Planar(Joint):
     """The child slides on the plane through ``point`` normal to ``axis`` and turns about the
     normal (3 equations). Free: rotation about e3 (the normal), translations along e1, e2;
-    constrained: rotations about e1, e2, translation along e3."""
+    constrained: rotations about e1, e2, translation along e3.
+
+    Example
+    -------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> puck = s.add_body("puck", mass=1.0, inertia=(0.1, 0.1, 0.2))
+    >>> table = s.add_joint(nd.Planar(s.ground, puck, point=(0, 0, 0), axis=(0, 0, 1)))
+    >>> table.modes().free.shape
+    (6, 3)
+    """
 
     kind = "planar joint"
     n_equations = 3
@@ -87,6 +97,18 @@ class PlanarTranslation(Joint):
     joint frame's e1, e2). Oblique directions give the non-orthogonal modes of seed 004's
     section 5, e.g. for exciting the motion along d2 (:class:`KinematicExcitation`) while the
     motion along d1 stays free. Constrained: the three rotations, translation along e3.
+
+    Example
+    -------
+    >>> import numpy as np
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> ball = s.add_body("ball", mass=1.0, inertia=(0.1, 0.1, 0.1))
+    >>> d = (np.sin(0.5), np.cos(0.5), 0.0)
+    >>> trough = s.add_joint(nd.PlanarTranslation(s.ground, ball, (0, 0, 0), (0, 0, 1),
+    ...                                           directions=((1, 0, 0), d)))
+    >>> bool(np.allclose(trough.modes().dual.T @ trough.modes().basis, np.eye(6)))
+    True
     """
 
     kind = "planar translation joint"
