@@ -56,6 +56,12 @@ class Joint(BilateralConstraint):
     def _points(self, sp: BodyState, sc: BodyState):
         return sp.point(self.point), sc.point(self.point)
 
+    def _axis_rows(self, sp: BodyState, sc: BodyState) -> list:
+        """The two rows that keep the child's axis along the parent's: f.a_child, g.a_child."""
+        f, g, a = self._frames()
+        ac = sc.vector(a)
+        return [_dot(sp.vector(f), ac), _dot(sp.vector(g), ac)]
+
     def frame(self) -> np.ndarray:
         """The joint frame (columns e1, e2, e3; global, initial configuration), fixed in the
         parent: e3 is the axis, (e1, e2, e3) right-handed."""

@@ -47,10 +47,10 @@ class Screw(Joint):
         sp, sc = states
         f, g, a = self._frames()
         pp, pc = self._points(sp, sc)
-        fp, gp, ac, fc = sp.vector(f), sp.vector(g), sc.vector(a), sc.vector(f)
+        fp, gp, fc = sp.vector(f), sp.vector(g), sc.vector(f)
         d = pc - pp
-        theta = _dot(sp.vector(a), d) / self.pitch
-        return ca.vertcat(_dot(fp, ac), _dot(gp, ac), _dot(fp, d), _dot(gp, d),
+        theta = _dot(sp.vector(a), d) / self.pitch      # the angle the advance implies
+        return ca.vertcat(*self._axis_rows(sp, sc), _dot(fp, d), _dot(gp, d),
                           _dot(fc, gp) * ca.cos(theta) - _dot(fc, fp) * ca.sin(theta))
 
     def modes(self):
@@ -78,10 +78,8 @@ class Planar(Joint):
 
     def equations(self, states, t):
         sp, sc = states
-        f, g, a = self._frames()
         pp, pc = self._points(sp, sc)
-        ac = sc.vector(a)
-        return ca.vertcat(_dot(sp.vector(f), ac), _dot(sp.vector(g), ac), _dot(sp.vector(a), pc - pp))
+        return ca.vertcat(*self._axis_rows(sp, sc), _dot(sp.vector(self.axis), pc - pp))
 
     def modes(self):
         return JointModes(twists(rotations=[E3], translations=[E1, E2]),
@@ -139,8 +137,8 @@ class PlanarTranslation(Joint):
         sp, sc = states
         f, g, a = self._frames()
         pp, pc = self._points(sp, sc)
-        fp, gp, ac, fc = sp.vector(f), sp.vector(g), sc.vector(a), sc.vector(f)
-        return ca.vertcat(_dot(fp, ac), _dot(gp, ac), _dot(fc, gp), _dot(sp.vector(a), pc - pp))
+        return ca.vertcat(*self._axis_rows(sp, sc), _dot(sc.vector(f), sp.vector(g)),
+                          _dot(sp.vector(a), pc - pp))
 
     def modes(self):
         E = self.frame()

@@ -1,11 +1,10 @@
 """Velocity-level (nonholonomic) constraints w^T G = zeta (seed 004, eqs. 3.6-3.8)."""
 from __future__ import annotations
 
-from ..checks import call_user_function, signature_problems
-from .base import BilateralConstraint
+from .ideal import Programmed
 
 
-class VelocityConstraint(BilateralConstraint):
+class VelocityConstraint(Programmed):
     """Rows linear in the velocities, C(t, q) v - zeta(t, q) = 0, that no position function
     integrates: a knife edge, a wheel rolling without slip.
 
@@ -37,19 +36,11 @@ class VelocityConstraint(BilateralConstraint):
     kind = "velocity constraint"
 
     def __init__(self, bodies, equations, name=None):
-        try:
-            self.bodies = tuple(bodies)
-        except TypeError:           # one body given alone
-            self.bodies = (bodies,)
-        self._fun = equations
-        self.name = name
-        self.n_equations = None     # known once the system evaluates the expression
-
-    def problems(self):
-        return super().problems() + signature_problems(
-            self.label, "equations", self._fun,
-            ["t"] + [f"state{k + 1}" for k in range(len(self.bodies))])
+        super().__init__(bodies, equations, name)
 
     def velocity_equations(self, states, t):
         """The rows C v - zeta as a CasADi column of the states' q, v and t."""
-        return call_user_function(self.label, "equations", self._fun, (t, *states))
+        return Programmed.equations(self, states, t)
+
+    def equations(self, states, t):
+        raise TypeError(f"{self.label} has no position equations (see velocity_equations)")
