@@ -326,3 +326,17 @@ def test_every_joint_of_the_case_studies_is_split(name):
         split = np.c_[out["applied"], out["constraint"]]
         rebuilt = split @ dual.T if dual.ndim == 2 else np.einsum("nij,nj->ni", dual, split)
         assert np.abs(rebuilt - out["wrench"]).max() <= 1e-12 * max(1.0, np.abs(out["wrench"]).max())
+
+
+def test_joint_forces_with_output_every(tmp_path):
+    """Kept steps only: the in-memory result knows where each kept step started; a saved
+    one does not, and says so."""
+    s, bob, pin = _pendulum((L, 0, 0))
+    full = nd.simulate(s, t_end=0.02, h=H, progress=False)
+    s, bob, pin = _pendulum((L, 0, 0))
+    sparse = nd.simulate(s, t_end=0.02, h=H, progress=False, output_every=5)
+    assert np.array_equal(sparse.joint_forces("pin")["constraint"],
+                          full.joint_forces("pin")["constraint"][4::5])
+    back = nd.Result.load(sparse.save(tmp_path / "sparse"))
+    with pytest.raises(ValueError, match="output_every"):
+        back.joint_forces("pin")
