@@ -29,7 +29,7 @@ Example
 """
 from .body import BodyState, Ground, RigidBody
 from .forces import (Blended, Bushing, ContactLaw, ForceElement, Gravity, Hertz,
-                     LankaraniNikravesh, LinearBushing, ModifiedKelvinVoigt,
+                     LankaraniNikravesh, LinearBushing, LuGreFriction, ModifiedKelvinVoigt,
                      PenaltyCylindricalClearance, PenaltyPrismaticClearance,
                      PenaltyRevoluteClearance, PenaltySphericalClearance, Pereira, PointForce,
                      RangeOfMotionCone, RotationStop, SpringDamper, TabulatedBushing,
@@ -44,6 +44,7 @@ from .flexible import add_flexible_link
 from .ode import simulate_ode
 from .result import Result, ResultFileError, StepStats
 from .stepper import StepFailure, StepInfo, Stepper, StepperSettings, simulate
+from .sweep import sweep
 from .system import CompiledSystem, ModelError, System
 
 __version__ = "0.1.0"
@@ -57,11 +58,11 @@ __all__ = [
     "SphericalClearance",
     "UnilateralConstraint", "ForceElement", "Gravity", "PointForce", "SpringDamper",
     "ContactLaw", "Hertz", "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira",
-    "LinearBushing", "TabulatedBushing", "Blended", "simulate_ode", "Bushing",
+    "LinearBushing", "TabulatedBushing", "Blended", "LuGreFriction", "simulate_ode", "Bushing",
     "TranslationStop", "RotationStop", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
     "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version",
     "RangeOfMotionCone",
     "KinematicExcitation", "Screw", "Planar", "PlanarTranslation", "JointModes",
     "VelocityConstraint",
-    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "Result", "ResultFileError", "StepStats",
+    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "sweep", "Result", "ResultFileError", "StepStats",
 ]

@@ -164,7 +164,7 @@ class Recorder:
         self.ts.append(stepper.t)
         self.qs.append(stepper.q)
         self.vs.append(stepper.v)
-        self.zs.append(stepper.z)
+        self.zs.append(stepper.z.copy())     # the next step sets h and normal forces in place
         self.gaps.append(info.gaps)
         self.starts.append(start)
         self.infos.append(info)
@@ -223,10 +223,15 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
             "redundant_rows": [list(r) for r in stepper.redundant_rows],
             "run": dict(rec.run), "joints": joint_descriptions(cs)}
     force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
+    zs = np.asarray(rec.zs).reshape(len(t), cs.n_history)
+    memory = {r.name: zs[:, r.start:r.stop] for r in cs.history_rows}
+    friction = np.asarray(cs.friction_force.map(n)(t[None, 1:], q[1:].T, v[1:].T, start_z.T)
+                          ).reshape(len(cs.friction_rows), n) if n else np.zeros((0, 0))
+    friction = {r.name: friction[j] for j, r in enumerate(cs.friction_rows)}
     res = Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,
                  [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
                  message, stepper.initial_projection, info, contact_points, contact_vectors,
-                 force_elements, work, element_pot, ledger)
+                 force_elements, work, element_pot, ledger, memory, friction)
     res.step_start_q = start_q      # where each step's reactions were evaluated
     return res
 

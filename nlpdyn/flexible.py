@@ -6,8 +6,10 @@ finite elements (rfe) lie between them: the first and last of length Delta / 2, 
 Delta. Each sde joins two neighbouring rfes at a point (a spherical joint) with rotational
 springs about the link's axis (torsion, G J / Delta) and about the section's principal axes
 (bending, E I_y / Delta and E I_z / Delta), and dampers c = stiffness_damping * k: the seed's
-S = diag(s_psi, s_theta, s_phi) and D (eqs. 17-18). The springs are bushings evaluated at the
-end of the step, so stiff links do not force a small h.
+S = diag(s_psi, s_theta, s_phi) and D (eqs. 17-18). With ``axial_shear=True`` the point is
+free too, held by translational springs (axial E A / Delta, shear kappa G A / Delta, a
+Timoshenko section). The springs are bushings evaluated at the end of the step, so stiff
+links do not force a small h.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from .rotations import perpendicular_pair
 
 def add_flexible_link(system, name, start, end, elements, youngs_modulus, shear_modulus,
                       density, area, second_moments, torsion_constant, stiffness_damping=0.0,
-                      y_axis=None):
+                      y_axis=None, axial_shear=False, shear_coefficient=5 / 6):
     """Add a flexible link of ``elements`` rigid finite elements to ``system``.
 
     Parameters
@@ -29,7 +31,7 @@ def add_flexible_link(system, name, start, end, elements, youngs_modulus, shear_
     system : System
     name : str
         The elements are bodies "<name>0" .. "<name>{n-1}"; the sdes are spherical joints
-        "<name>_sde{k}" with bushings "<name>_sde{k}_springs".
+        "<name>_sde{k}" (none with ``axial_shear``) with bushings "<name>_sde{k}_springs".
     start, end : array_like, shape (3,)
         The link's end points (m, global, initial configuration).
     elements : int
@@ -48,6 +50,12 @@ def add_flexible_link(system, name, start, end, elements, youngs_modulus, shear_
         c / k of every sde (s).
     y_axis : array_like, shape (3,), optional
         The section's y axis (global, perpendicular to the link); default: any perpendicular.
+    axial_shear : bool
+        False (default): each sde is a spherical joint (the link neither stretches nor
+        shears). True: translational springs instead, E A / Delta along the link and
+        kappa G A / Delta across it.
+    shear_coefficient : float
+        kappa of the shear springs (5/6: a rectangular section).
 
     Returns
     -------
@@ -71,6 +79,10 @@ def add_flexible_link(system, name, start, end, elements, youngs_modulus, shear_
         problems.append(f"{label}: second_moments must be two finite numbers > 0 (I_y, I_z)")
     problems += number_problems(label, "stiffness_damping", as_number(stiffness_damping),
                                 lambda x: x >= 0, "a finite number >= 0")
+    problems += number_problems(label, "shear_coefficient", as_number(shear_coefficient),
+                                lambda x: x > 0, "a finite number > 0")
+    if not isinstance(axial_shear, (bool, np.bool_)):
+        problems.append(f"{label}: axial_shear must be True or False, got {axial_shear!r}")
     if problems:
         raise ModelError(problems)
 
@@ -103,10 +115,16 @@ def add_flexible_link(system, name, start, end, elements, youngs_modulus, shear_
     c = float(stiffness_damping)
     springs = np.array([shear_modulus * torsion_constant, youngs_modulus * Iy,
                         youngs_modulus * Iz]) / section
+    translational = 0.0
+    if axial_shear:
+        shear = float(shear_coefficient) * shear_modulus * A
+        translational = np.array([youngs_modulus * A, shear, shear]) / section
     for k in range(elements - 1):
         point = start + bounds[k + 1] * x
-        system.add_joint(Spherical(bodies[k], bodies[k + 1], point, name=f"{name}_sde{k}"))
-        sde = Bushing(bodies[k], bodies[k + 1], point, stiffness=0.0, rotational_stiffness=springs,
+        if not axial_shear:
+            system.add_joint(Spherical(bodies[k], bodies[k + 1], point, name=f"{name}_sde{k}"))
+        sde = Bushing(bodies[k], bodies[k + 1], point, stiffness=translational,
+                      damping=c * translational, rotational_stiffness=springs,
                       rotational_damping=c * springs, axes=frame.T, name=f"{name}_sde{k}_springs")
         sde.evaluation = "implicit"
         system.add_force(sde)

@@ -21,11 +21,12 @@ from .fastcall import FastFunction
 class ImplicitLinearisation:
     """``terms(q0, t0, h, y_imp, z)`` -> (b, H nonzeros in ``pattern``, b + H y_imp)."""
 
-    def __init__(self, cs, q0, t0, h, y, z, v, qdot, Linv, b):
-        """Symbols of the step program; ``b`` the implicit elements' h L^-1 F_imp."""
+    def __init__(self, cs, q0, t0, h, y, z, v, qdot, Linv, b, z_step=None):
+        """Symbols of the step program; ``b`` the implicit elements' h L^-1 F_imp; ``z_step``
+        the memory as the step sees it (an expression of ``z`` and h; default ``z``)."""
         nv = cs.nv
         y_imp = ca.SX.sym("y_imp", nv)
-        element_Q = cs.element_forces(t0 + h, q0 + h * qdot, v, z)
+        element_Q = cs.element_forces(t0 + h, q0 + h * qdot, v, z if z_step is None else z_step)
         by_size: dict[int, list] = {}
         for j, el in enumerate(cs.force_elements):
             if el.evaluation != "implicit":

@@ -128,7 +128,7 @@ class Result:
                  gaps, body_names, constraint_rows, gap_rows, wrenches, success, status,
                  message, initial_projection=None, info=None, contact_points=None,
                  contact_vectors=None, force_elements=None, element_work=None,
-                 element_potential=None, ledger=None):
+                 element_potential=None, ledger=None, memory=None, friction=None):
         self.t, self.q, self.v, self.h = t, q, v, h
         self.energy, self.kinetic_energy, self.potential_energy = energy, kinetic_energy, potential_energy
         self.stats, self.mu, self.lam, self.gaps = stats, mu, lam, gaps
@@ -145,6 +145,8 @@ class Result:
         self.element_work = element_work or {}
         self.element_potential = element_potential or {}
         self.ledger = dict(ledger or {})   # column -> cumulative J (n_points,); energy_ledger()
+        self.memory = dict(memory or {})   # force element -> its memory (n_points, size)
+        self.friction = dict(friction or {})   # friction element -> force per step (n_steps,)
 
     # ------------------------------------------------------------------ lookups
     def _body(self, name):
@@ -226,6 +228,30 @@ class Result:
             pot = self.element_potential[n]
             total -= self.element_work[n] + pot - pot[0]
         return total
+
+    def friction_force(self, name: str) -> np.ndarray:
+        """Joint friction of :class:`~nlpdyn.LuGreFriction` ``name`` in each step: the force
+        (N; prismatic, cylindrical) or torque (N m; revolute) along the joint's coordinate on
+        the child, as the step used it (at its end), shape (n_steps,), aligned with ``t[1:]``."""
+        self._friction(name)
+        return self.friction[name]
+
+    def friction_normal_force(self, name: str) -> np.ndarray:
+        """The joint normal force f_n (N) each step of friction element ``name`` met its
+        friction with (the step's own reaction), shape (n_steps,), aligned with ``t[1:]``."""
+        self._friction(name)
+        return self.memory[name][1:, 2]
+
+    def friction_state(self, name: str) -> np.ndarray:
+        """The bristle deflection z of friction element ``name`` (rad or m; presliding
+        displacement), shape (n_points,), aligned with ``t``."""
+        self._friction(name)
+        return self.memory[name][:, 0]
+
+    def _friction(self, name):
+        if name not in self.friction:
+            raise KeyError(f"no friction element named {name!r}; friction elements: "
+                           f"{list(self.friction)}")
 
     def energy_ledger(self):
         """Where the energy went: a pandas DataFrame, one row per output time.
@@ -390,7 +416,8 @@ class Result:
             arrays["stats__" + f.name] = getattr(self.stats, f.name)
         for prefix, named in (("wrench__", self.wrenches), ("cpoint__", self.contact_points),
                               ("cforce__", self.contact_vectors), ("ework__", self.element_work),
-                              ("epot__", self.element_potential), ("ledger__", self.ledger)):
+                              ("epot__", self.element_potential), ("ledger__", self.ledger),
+                              ("memory__", self.memory), ("friction__", self.friction)):
             arrays.update({prefix + name: a for name, a in named.items()})
         return arrays
 
@@ -464,7 +491,7 @@ class Result:
                    named("wrench__"), meta["success"], meta["status"], meta["message"],
                    meta["initial_projection"], meta["info"], named("cpoint__"),
                    named("cforce__"), meta["force_elements"], named("ework__"),
-                   named("epot__"), named("ledger__"))
+                   named("epot__"), named("ledger__"), named("memory__"), named("friction__"))
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:
@@ -769,6 +796,12 @@ def _problems(arrays: dict, meta, nonstrict_json: bool) -> list:
     for key in arrays:
         if key.startswith("ledger__"):
             expected[key] = ((points,), "f")
+        # optional (absent from files of older versions): force elements' memory, friction
+        element = key.partition("__")[2]
+        if key.startswith("memory__") and element in meta.get("force_elements", {}):
+            expected[key] = ((points, ("memory size", None)), "f")
+        if key.startswith("friction__") and element in meta.get("force_elements", {}):
+            expected[key] = ((steps,), "f")
 
     for key, (dims, kind) in expected.items():
         a = arrays.get(key)

@@ -79,6 +79,13 @@ class StepProgram:
         t0, h = ca.SX.sym("t0"), ca.SX.sym("h")
         y = ca.SX.sym("y", nv)
         z = ca.SX.sym("z", cs.n_history)
+        # the memory entries that hold the step size (friction's bristles) are h itself, so the
+        # step with h as a variable sees its own h
+        z_step = z
+        if len(cs.step_size_slots):
+            z_step = ca.SX(z)
+            for k in cs.step_size_slots:
+                z_step[int(k)] = h
         # M = L L^T is block diagonal (3x3 blocks): L, L^-1 as sparse matrices
         L_sp = _block_diagonal(cs.L)
         Linv_sp = _block_diagonal(cs.L, invert=True)             # L^T M^-1 = L^-1
@@ -88,12 +95,12 @@ class StepProgram:
         L, Linv, Linv_T = ca.DM(L_sp), ca.DM(Linv_sp), ca.DM(Linv_sp.T.tocsc())
         self._L, self._Linv_T = L, Linv_T
         v = Linv_T @ y
-        F0 = cs.forces_explicit(t0, q0, v0, z)
+        F0 = cs.forces_explicit(t0, q0, v0, z_step)
         y_free = L.T @ v0 + h * Linv @ F0
         qdot = self._qdot(q0, v, h)
         # Implicit force elements, evaluated at the end of the step: b(y) = h L^-1 F_imp(y)
         self.has_implicit = bool(cs.implicit_elements)
-        b_imp = h * Linv @ cs.forces_implicit(t0 + h, q0 + h * qdot, v, z)
+        b_imp = h * Linv @ cs.forces_implicit(t0 + h, q0 + h * qdot, v, z_step)
         rows_eq = cs.phi(q0, t0) / h + cs.phi_q(q0, t0) @ qdot + cs.phi_t(q0, t0)
         if cs.n_velocity_rows:      # velocity-level rows C v - zeta (zeta is in phi_t)
             rows_eq = rows_eq + cs.velocity_rows_jacobian(q0, t0) @ v
@@ -119,12 +126,13 @@ class StepProgram:
         # Implicit elements in the fixed-h QP, Newton-linearised about an iterate y_imp
         # element by element (``implicit.py``); the stepper iterates until the EOM residual
         # with the end-of-step forces is met
-        self.implicit = (ImplicitLinearisation(cs, q0, t0, h, y, z, v, qdot, Linv, b_imp)
+        self.implicit = (ImplicitLinearisation(cs, q0, t0, h, y, z, v, qdot, Linv, b_imp,
+                                               z_step)
                          if self.has_implicit else None)
 
         # True gaps at the end of a free step (no contact forces): the adaptive scheme's
         # contact prediction.
-        v_free = v0 + h * Linv_T @ (Linv @ cs.forces(t0, q0, v0, z))
+        v_free = v0 + h * Linv_T @ (Linv @ cs.forces(t0, q0, v0, z_step))
         self.free_gap = FastFunction(ca.Function(
             "free_gap", [q0, v0, t0, h, z], [cs.gap(q0 + h * self._qdot(q0, v_free, h))],
             ["q0", "v0", "t0", "h", "z"], ["gap"], _CSE))
@@ -147,7 +155,7 @@ class StepProgram:
         v_scale = 1 + _max_abs(v) + _max_abs(Linv_T @ y_free_in)
         f_scale = cs.total_mass * (np.linalg.norm(cs.system.gravity) + 1) + \
             _max_abs(L @ (y - y_free_in)) / h
-        ledger = self._ledger_increments(q0, v0, t0, h, q1, v, z, P_eq, P_g,
+        ledger = self._ledger_increments(q0, v0, t0, h, q1, v, z_step, P_eq, P_g,
                                          Aybar_eq := ca.SX.sym("Aybar_eq", ne),
                                          Aybar_g := ca.SX.sym("Aybar_g", ng))
         # the discretisation's energy (the ledger's residual parts and ideal joints' work,

@@ -119,6 +119,12 @@ class StepperSettings:
     implicit_tol: float = 1e-10
     """The implicit iterations stop once the relative EOM residual with the forces at the
     end of the step is below this."""
+    friction_iterations: int = 30
+    """Re-solves of a step with joint friction (``LuGreFriction``) until the joints' normal
+    forces the step assumed are the ones it produces."""
+    friction_tol: float = 1e-9
+    """Those re-solves stop once no normal force changes by more than this fraction of the
+    force scale (m_total (|g| + 1 m/s^2), or the largest normal force if larger)."""
     energy_tol: float = 0.05
     """Largest energy a step may create beyond the work of forces, drivers and contacts (its
     ledger residual and ideal joints' work), as a fraction of the energy in play (kinetic
@@ -149,7 +155,7 @@ class StepperSettings:
             problems.append("initial_conditions must be 'project' or 'check'")
         for name in ("nlp_tol", "consistency_tol", "projection_tol", "check_tol", "regularization",
                      "gap_tol", "implicit_tol", "polish_tol", "nlp_mu_init", "energy_tol",
-                     "violation_check"):
+                     "violation_check", "friction_tol"):
             if not (is_number(getattr(self, name)) and getattr(self, name) > 0):
                 problems.append(f"{name} must be > 0 (a finite number), got {getattr(self, name)!r}")
         for name in ("tie_break", "complementarity_eps"):
@@ -160,7 +166,8 @@ class StepperSettings:
             problems.append(f"max_penetration must be None or > 0 (m, a finite number), got "
                             f"{self.max_penetration!r}")
         for name, least in (("max_retries", 0), ("nlp_bisections", 0), ("gap_iterations", 0),
-                            ("implicit_iterations", 0), ("refinement_steps", 1), ("nlp_max_iter", 1)):
+                            ("implicit_iterations", 0), ("refinement_steps", 1), ("nlp_max_iter", 1),
+                            ("friction_iterations", 1)):
             value = getattr(self, name)
             if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
                     and value >= least):
@@ -541,7 +548,34 @@ class Stepper:
 
     def _solve(self, kind, bounds, q_lin, curvature, jacobian_at):
         """One solve of the step program (gaps linearised at ``q_lin``, None: the start of the
-        step); returns (StepSolution, finish outputs)."""
+        step); returns (StepSolution, finish outputs). With joint friction, a fixed-h step is
+        re-solved until the normal forces in its memory are the ones it produces."""
+        slots = self.cs.normal_force_slots
+        if not len(slots) or (kind == "nlp" and self._bisect_h):   # bisection's solves iterate
+            return self._solve_once(kind, bounds, q_lin, curvature, jacobian_at)
+        self.z[self.cs.step_size_slots] = bounds[1]
+        st = self.settings
+        for _ in range(st.friction_iterations):
+            sol, out = self._solve_once(kind, bounds, q_lin, curvature, jacobian_at)
+            if not (sol.success and np.isfinite(out[2]).all()):
+                return sol, out
+            f_n = self._normal_forces(out[2])
+            change = np.abs(f_n - self.z[slots]).max()
+            if change <= st.friction_tol * max(self._force_scale, np.abs(f_n).max()) \
+                    or kind == "nlp":     # a variable-h solve: its fixed-h re-solves iterate
+                return sol, out
+            self.z[slots] = f_n
+        sol.success = False
+        sol.status = f"joint normal forces changing by {change:.3e} N after {st.friction_iterations} solves"
+        return sol, out
+
+    def _normal_forces(self, mu):
+        """The friction elements' joint normal forces from a step's multipliers ``mu``."""
+        local = np.asarray(self.program.joint_forces(self.q, self.t, mu))[:, self.cs.friction_joints]
+        reaction = np.where(self.cs.friction_child_is_ground, -local[0:3], local[6:9])
+        return np.asarray(self.cs.friction_normal(self.q, reaction)).ravel()
+
+    def _solve_once(self, kind, bounds, q_lin, curvature, jacobian_at):
         q, v, t, z = self.q, self.v, self.t, self.z
         q_lin = q if q_lin is None else q_lin
         form = self.settings.form
@@ -715,6 +749,7 @@ class Stepper:
         self._contact_force = lam
         self._dv, self._dv_h = v1 - self.v, sol.h
         if self.cs.n_history:
+            self.z[self.cs.step_size_slots] = sol.h      # the step's own h (a variable-h step)
             self.z = np.asarray(self.cs.history_next(t1, q1, v1, self.z)).ravel()
         if self.cs.n_gap:
             active = closed_in_solve(outcome.out, self._force_scale, 10 * self.settings.gap_tol)

@@ -145,10 +145,11 @@ class System:
             for b in el.bodies:
                 if isinstance(b, RigidBody) and id(b) not in known:
                     found.append(f"{el.label}: body '{b.name}' is not part of this system")
-            # a driver acts through its joint's equations: the joint must be in the system
+            # a driver acts through its joint's equations, joint friction through its
+            # reaction: the joint must be in the system
             joint = getattr(el, "joint", None)
-            if isinstance(el, BilateralConstraint) and isinstance(joint, Element) \
-                    and id(joint) not in joints:
+            if (isinstance(el, BilateralConstraint) or hasattr(el, "normal_force_slot")) \
+                    and isinstance(joint, Element) and id(joint) not in joints:
                 found.append(f"{el.label}: its {joint.label} is not part of this system "
                              "(add it with add_joint)")
             problems += found
@@ -399,6 +400,7 @@ class CompiledSystem:
         if problems:
             raise ModelError(problems)
         self.implicit_elements = [el.name for el in self.force_elements if el.evaluation == "implicit"]
+        self._friction_terms(t, q, v, z)
         M = np.zeros((self.nv, self.nv))
         S = ca.SX.zeros(self.nv)
         for b in bodies:
@@ -527,6 +529,34 @@ class CompiledSystem:
         V_el = ca.SX(0) if pe is None else ca.SX(pe)
         self._require_own_symbols(el, Q_el, V_el, *([] if z_next is None else [z_next]))
         return Q_el, V_el, z_next
+
+    def _friction_terms(self, t, q, v, z):
+        """Memory entries the stepper sets in every step (``step_size_slots``: h;
+        ``normal_force_slots``: a joint's normal force), ``friction_normal(q, reaction)``,
+        the normal force of each such element from its joint's reaction on the child (3 x n,
+        global; the joint's column in ``friction_joints`` of the step's joint forces), and
+        ``friction_force(t, q, v, z)``, each one's generalised force along its joint."""
+        rows = [r for r in self.history_rows if hasattr(r.element, "normal_force_slot")]
+        self.friction_rows = rows
+        self.friction_child_is_ground = np.array([r.element.joint.child.is_ground for r in rows],
+                                                 dtype=bool)
+        self.step_size_slots = np.array([r.start + r.element.step_size_slot for r in rows
+                                         if hasattr(r.element, "step_size_slot")], dtype=int)
+        self.normal_force_slots = np.array([r.start + r.element.normal_force_slot for r in rows],
+                                           dtype=int)
+        joint_column = {id(r.element): j for j, r in enumerate(self.constraint_rows)}
+        self.friction_joints = np.array([joint_column[id(r.element.joint)] for r in rows], dtype=int)
+        reaction = ca.SX.sym("reaction", 3, len(rows))
+        f_n = [r.element.normal_force(self.states_of(r.element), reaction[:, j])
+               for j, r in enumerate(rows)]
+        self.friction_normal = ca.Function(
+            "friction_normal", [q, reaction], [ca.vertcat(*f_n) if f_n else ca.SX(0, 1)],
+            ["q", "reaction"], ["f_n"], {"cse": True})
+        forces = [r.element.generalized_force(self.states_of(r.element), z[r.start:r.stop])
+                  for r in rows]
+        self.friction_force = ca.Function(
+            "friction_force", [t, q, v, z], [ca.vertcat(*forces) if forces else ca.SX(0, 1)],
+            ["t", "q", "v", "z"], ["F"], {"cse": True})
 
     def _require_own_symbols(self, el, *exprs):
         """Raise ModelError when an element's expressions hold symbols other than the

@@ -38,10 +38,14 @@
 
 # %%
 import os
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
 
+import nlpdyn as nd
 from problems import rom_pendulum as rp
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
@@ -140,10 +144,25 @@ axes[1].legend(fontsize=8)
 # ## The seed's sweeps (Table 4, Figs. 23, 25, 26)
 #
 # delta_sigma and m_p without damping (as in the seed), j with the reference delta_sigma and
-# m_p.
+# m_p. Each sweep is one `nd.sweep` (on two processes in full mode); the results come back
+# through their files.
 
 # %%
-sweeps = {parameter: rp.sweep(parameter, t_end=T_END, h=H) for parameter in rp.SWEEPS}
+pool = None if QUICK or (os.cpu_count() or 1) < 2 else ProcessPoolExecutor(2)
+sweeps = {}
+with tempfile.TemporaryDirectory() as tmp:
+    for parameter, values in rp.SWEEPS.items():
+        base = {} if parameter == "damping" else {"damping": 0.0}     # as rp.sweep
+        def builder(**point):
+            return rp.build(**base, **point)
+        table = nd.sweep(builder, {parameter: values}, t_end=T_END, h=H, executor=pool,
+                         save_dir=Path(tmp, parameter), progress=False)
+        sweeps[parameter] = {}
+        for value, file in zip(values, table["file"]):
+            res = sweeps[parameter][value] = nd.Result.load(Path(tmp, parameter, file))
+            res.system = builder(**{parameter: value})     # rp.moments evaluates the cone on it
+if pool is not None:
+    pool.shutdown()
 for parameter, results in sweeps.items():
     shown = {(np.degrees(k) if parameter == "delta_sigma" else k): r for k, r in results.items()}
     print(parameter)

@@ -72,3 +72,46 @@ def test_bad_section_data_is_named_at_once():
     for words in ("flexible link 'arm': start and end coincide", "elements must be",
                   "youngs_modulus must be", "area must be", "second_moments must be"):
         assert words in text
+
+
+def _loaded_tip(elements, force=(0, 0, 0), torque=(0, 0, 0), length=L, axial_shear=False):
+    """A cantilever without gravity, a constant load at its tip, damped to rest: the last
+    element's displacement and rotation."""
+    s = nd.System(gravity=(0, 0, 0))
+    link = nd.add_flexible_link(s, "beam", (0, 0, 0), (length, 0, 0), elements, E, E / 2.6,
+                                RHO, A, (I, I), 0.1406 * SIDE**4, stiffness_damping=2e-3,
+                                y_axis=(0, 1, 0), axial_shear=axial_shear)
+    s.add_joint(nd.Fixed(s.ground, link[0], (0, 0, 0), name="clamp"))
+    s.add_force(nd.PointForce(link[-1], point=(length, 0, 0), force=force, torque=torque,
+                              name="load"))
+    res = nd.simulate(s, 0.05, h=1e-4, progress=False)
+    assert res.success
+    last = link[-1].name
+    assert np.abs(res.velocity(last)[-1]).max() < 1e-9 * length / 0.05
+    return res.position(last)[-1] - res.position(last)[0], res.rotation(last)[-1]
+
+
+# the static tests settle through the implicit springs' numerical damping (the note says so)
+STATIC = pytest.mark.filterwarnings("ignore:the discretisation removed")
+
+
+@STATIC
+def test_twist_is_torque_times_length_over_g_j():
+    """The sdes' torsion springs in series: the tip turns by T L / (G J) (exact for any
+    number of elements)."""
+    T, J = 20.0, 0.1406 * SIDE**4
+    _, R = _loaded_tip(5, torque=(T, 0, 0))
+    assert np.arctan2(R[2, 1], R[1, 1]) == pytest.approx(T * L / (E / 2.6 * J), rel=1e-6)
+
+
+@STATIC
+def test_axial_and_shear_springs_add_p_l_over_e_a_and_p_l_over_kappa_g_a():
+    """With axial_shear the link stretches by P L / (E A) under an axial tip load, and a
+    transverse tip load adds the Timoshenko shear deflection P L / (kappa G A) to bending."""
+    P, short = 2000.0, 0.2
+    stretch, _ = _loaded_tip(5, force=(P, 0, 0), length=short, axial_shear=True)
+    assert stretch[0] == pytest.approx(P * short / (E * A), rel=1e-6)
+    rigid, _ = _loaded_tip(5, force=(0, P / 10, 0), length=short)
+    sheared, _ = _loaded_tip(5, force=(0, P / 10, 0), length=short, axial_shear=True)
+    shear = P / 10 * short / (5 / 6 * E / 2.6 * A)
+    assert sheared[1] - rigid[1] == pytest.approx(shear, rel=1e-3)

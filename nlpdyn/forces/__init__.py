@@ -4,6 +4,7 @@ from .contact_laws import (Blended, ContactLaw, Hertz, LankaraniNikravesh, Linea
                            ModifiedKelvinVoigt, Pereira, TabulatedBushing)
 from .elements import Gravity, PointForce, SpringDamper
 from .bushing import Bushing
+from .friction import LuGreFriction
 from .joint_stops import RotationStop, TranslationStop
 from .range_of_motion import RangeOfMotionCone
 from .penalty_joints import (PenaltyCylindricalClearance, PenaltyPrismaticClearance,
@@ -11,6 +12,6 @@ from .penalty_joints import (PenaltyCylindricalClearance, PenaltyPrismaticCleara
 
 __all__ = ["ForceElement", "Gravity", "PointForce", "SpringDamper", "ContactLaw", "Hertz",
            "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira", "LinearBushing",
-           "TabulatedBushing", "Blended", "Bushing", "TranslationStop", "RotationStop",
+           "TabulatedBushing", "Blended", "Bushing", "LuGreFriction", "TranslationStop", "RotationStop",
            "PenaltySphericalClearance", "PenaltyCylindricalClearance", "PenaltyRevoluteClearance",
            "PenaltyPrismaticClearance", "penalty_version", "RangeOfMotionCone"]

@@ -119,17 +119,8 @@ class _JointStop(ForceElement):
 
     # ------------------------------------------------------------------ ForceElement
     def wrenches(self, states, t, history=None):
-        F = self.generalized_force(states, history)
-        _, (force, moment, x) = self._rate_and_direction(states)
-        out = []
-        for state, sign in zip(states, (-1.0, 1.0)):
-            if state.body.is_ground:
-                out.append((ca.DM.zeros(3), ca.DM.zeros(3)))
-                continue
-            f = sign * F * force
-            n = ca.cross(state.A.T @ (x - state.r), state.A.T @ f) + state.A.T @ (sign * F * moment)
-            out.append((f, n))
-        return out
+        return coordinate_wrenches(states, self.generalized_force(states, history),
+                                   self._rate_and_direction(states)[1])
 
     def initial_history(self):
         return np.zeros(self.history_size)
@@ -192,15 +183,7 @@ class TranslationStop(_JointStop):
     coordinate = displacement
 
     def _rate_and_direction(self, states):
-        sp, sc = states
-        xp, xc = sp.point(self.joint.point), sc.point(self.joint.point)
-        a = sp.vector(self.joint.axis)
-        wp, wc = sp.A @ sp.w, sc.A @ sc.w
-        vp = sp.rdot + ca.cross(wp, xp - sp.r)          # parent's point x_p
-        vc = sc.rdot + ca.cross(wc, xc - sc.r)          # child's point x_c
-        # d/dt ((x_c - x_p) . a_p), a_p turning with the parent
-        rate = ca.dot(vc - vp - ca.cross(wp, xc - xp), a)
-        return rate, (a, ca.DM.zeros(3), xc)
+        return translation_rate(self.joint, states)
 
 
 class RotationStop(_JointStop):
@@ -228,25 +211,15 @@ class RotationStop(_JointStop):
     joint_types = (Revolute, Cylindrical)
     unit = "rad"
 
-    def _xy(self, states):
-        sp, sc = states
-        f, g, _ = self.joint._frames()
-        fp, gp, fc = sp.vector(f), sp.vector(g), sc.vector(f)
-        return ca.dot(fp, fc), ca.dot(gp, fc), fp, gp, fc
-
     def angle(self, states):
         """theta (rad), CasADi scalar."""
-        x, y, *_ = self._xy(states)
+        x, y, *_ = _rotation_xy(self.joint, states)
         return ca.atan2(y, x)
 
     coordinate = angle
 
     def _rate_and_direction(self, states):
-        sp, sc = states
-        x, y, fp, gp, fc = self._xy(states)
-        n = ca.cross(fc, x * gp - y * fp) / (x**2 + y**2)
-        rate = ca.dot(sc.A @ sc.w - sp.A @ sp.w, n)
-        return rate, (ca.DM.zeros(3), n, sc.r)
+        return rotation_rate(self.joint, states)
 
     def problems(self):
         out = super().problems()
@@ -255,3 +228,52 @@ class RotationStop(_JointStop):
             out.append(f"{self.label}: limits must lie in (-pi, pi) rad, got "
                        f"[{self.lower}, {self.upper}]")
         return out
+
+
+# ---------------------------------------------------------------- a joint's free coordinate
+def translation_rate(joint, states):
+    """(ds/dt, action) of the translation s = (x_c - x_p) . a_p along ``joint``'s axis (x_p,
+    x_c the parent's and child's material points that start at the joint point, a_p the
+    axis carried by the parent): action = (force direction, moment direction, point) of a
+    unit generalised force along s on the child, global (the parent takes the opposite)."""
+    sp, sc = states
+    xp, xc = sp.point(joint.point), sc.point(joint.point)
+    a = sp.vector(joint.axis)
+    wp, wc = sp.A @ sp.w, sc.A @ sc.w
+    vp = sp.rdot + ca.cross(wp, xp - sp.r)          # parent's point x_p
+    vc = sc.rdot + ca.cross(wc, xc - sc.r)          # child's point x_c
+    # d/dt ((x_c - x_p) . a_p), a_p turning with the parent
+    rate = ca.dot(vc - vp - ca.cross(wp, xc - xp), a)
+    return rate, (a, ca.DM.zeros(3), xc)
+
+
+def _rotation_xy(joint, states):
+    sp, sc = states
+    f, g, _ = joint._frames()
+    fp, gp, fc = sp.vector(f), sp.vector(g), sc.vector(f)
+    return ca.dot(fp, fc), ca.dot(gp, fc), fp, gp, fc
+
+
+def rotation_rate(joint, states):
+    """(d theta/dt, action) of the rotation theta about ``joint``'s axis (see
+    :class:`RotationStop`), action as in :func:`translation_rate`."""
+    sp, sc = states
+    x, y, fp, gp, fc = _rotation_xy(joint, states)
+    n = ca.cross(fc, x * gp - y * fp) / (x**2 + y**2)
+    rate = ca.dot(sc.A @ sc.w - sp.A @ sp.w, n)
+    return rate, (ca.DM.zeros(3), n, sc.r)
+
+
+def coordinate_wrenches(states, F, action):
+    """(f, n') per body of the generalised force F along a joint coordinate with ``action``
+    (:func:`translation_rate`): +F on the child, -F on the parent."""
+    force, moment, x = action
+    out = []
+    for state, sign in zip(states, (-1.0, 1.0)):
+        if state.body.is_ground:
+            out.append((ca.DM.zeros(3), ca.DM.zeros(3)))
+            continue
+        f = sign * F * force
+        n = ca.cross(state.A.T @ (x - state.r), state.A.T @ f) + state.A.T @ (sign * F * moment)
+        out.append((f, n))
+    return out
