@@ -80,3 +80,28 @@ def test_velocity_constraint_must_be_linear_in_the_velocities():
     s.add_joint(nd.VelocityConstraint([b], lambda t, st: ca.dot(st.rdot, st.rdot), name="bad"))
     with pytest.raises(nd.ModelError, match="velocity constraint 'bad': its equations must be linear"):
         s.compile()
+
+
+def test_ball_rolls_without_slip():
+    """A solid ball (J = 2/5 m R^2) on a plane, pushed at its centre by F along x, rolling
+    without slip (two velocity rows: the contact point's horizontal velocity is zero, the
+    height a holonomic row): x'' = F / (m + J / R^2) = 5 F / (7 m), the rolling rows carry
+    -2 F / 7 along x, the ball turns at x' / R about y and does no work at the contact."""
+    m, R, push = 1.5, 0.1, 2.0
+    s = nd.System(gravity=(0, 0, -9.81))
+    ball = s.add_body("ball", mass=m, inertia=(0.4 * m * R**2,) * 3, position=(0, 0, R))
+    s.add_joint(nd.Programmed([ball], lambda t, st: st.r[2] - R, name="floor"))
+    down = ca.DM([0, 0, -R])
+    s.add_joint(nd.VelocityConstraint(
+        [ball], lambda t, st: (st.rdot + ca.cross(st.A @ st.w, down))[:2], name="rolling"))
+    s.add_force(nd.PointForce(ball, force=(push, 0, 0), name="push"))
+    h = 1e-3
+    res = nd.simulate(s, t_end=1.0, h=h, progress=False)
+    accel = 5 * push / (7 * m)
+    assert np.abs(res.velocity("ball")[:, 0] - accel * res.t).max() < 1e-9
+    assert np.abs(res.position("ball")[:, 0] - 0.5 * accel * res.t**2).max() < h * accel * res.t[-1]
+    assert np.allclose(res.reaction_force("rolling")[:, 0], -2 * push / 7, rtol=1e-9)
+    spin = res.angular_velocity("ball", frame="global")[:, 1]
+    assert np.abs(spin - accel * res.t / R).max() < 1e-9 * accel / R
+    last = res.energy_ledger().iloc[-1]
+    assert abs(last["work:rolling"]) < 1e-9 * last["work:push"]
