@@ -16,6 +16,7 @@ cases, so both are measured in one run on one machine.
 """
 from __future__ import annotations
 
+from pathlib import Path
 import argparse
 import json
 import os
@@ -26,7 +27,8 @@ import time
 import numpy as np
 
 import nlpdyn as nd
-from problems import clearance_pendulum, clearance_slider, prismatic_slider
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # problems/: the repository root
+from problems import clearance_pendulum, clearance_slider, prismatic_slider  # noqa: E402
 
 CASES = {
     "1": ("#1 cylindrical slider", clearance_slider.build, 0.5,

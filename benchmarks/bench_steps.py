@@ -12,13 +12,16 @@ plugin inside a fused call reports none), and how many solvers the run built.
 """
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 import argparse
 import time
 
 import numpy as np
 
 import nlpdyn as nd
-from problems import pendulum, slider_crank
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # problems/: the repository root
+from problems import pendulum, slider_crank  # noqa: E402
 
 MODES = [
     ("fixed, direct (default)", 1e-3, {}),

@@ -4,9 +4,12 @@ work, wall time, energy change and constraint violation for each step setting.
     python benchmarks/clearance_pendulum_10s.py
     python benchmarks/clearance_pendulum_10s.py --t-end 2
 """
+import sys
+from pathlib import Path
 import argparse
 
-from problems import clearance_pendulum
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # problems/: the repository root
+from problems import clearance_pendulum  # noqa: E402
 
 
 def main():

@@ -16,13 +16,16 @@ end-of-step-normal scheme ("end_normal", the default before) side by side.
     python benchmarks/contact_energy.py            # all, ~2 min
     python benchmarks/contact_energy.py --quick    # fewer step sizes
 """
+import sys
+from pathlib import Path
 import argparse
 import time
 
 import numpy as np
 
 import nlpdyn as nd
-from problems import clearance_pendulum as cp
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # problems/: the repository root
+from problems import clearance_pendulum as cp  # noqa: E402
 
 SCHEMES = ("cone", "end_normal")
 

@@ -6,10 +6,13 @@ isotropic rod inertia (4e-3 on all axes), which removes the rod's gyroscopic mom
 
     python benchmarks/energy_drift.py
 """
+import sys
+from pathlib import Path
 import numpy as np
 
 import nlpdyn as nd
-from problems import pendulum, slider_crank
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # problems/: the repository root
+from problems import pendulum, slider_crank  # noqa: E402
 
 
 def isotropic_rod():

@@ -13,12 +13,15 @@ rest of the time discretisation). Fixed steps follow for comparison.
     python benchmarks/energy_vs_step_bounds.py --planar
     python benchmarks/energy_vs_step_bounds.py --contact cone   # one contact scheme only
 """
+import sys
+from pathlib import Path
 import argparse
 
 import numpy as np
 
 import nlpdyn as nd
-from problems import clearance_pendulum
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # problems/: the repository root
+from problems import clearance_pendulum  # noqa: E402
 
 BOUNDS = [(1e-3, 2e-3), (5e-4, 2e-3), (1.5e-3, 2e-3), (5e-4, 1e-3), (2.5e-4, 1e-3),
           (7.5e-4, 1e-3)]

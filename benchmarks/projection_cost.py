@@ -16,6 +16,8 @@
 """
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 import time
 
 import numpy as np
@@ -24,7 +26,8 @@ import nlpdyn as nd
 import nlpdyn.stepper as stepper_module
 from nlpdyn.projection import GapProjector, apply_increment, project_positions
 from nlpdyn.step_nlp import _QP_OPTIONS
-from problems import chain
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # problems/: the repository root
+from problems import chain  # noqa: E402
 
 
 class ProjectionTimer:

@@ -12,8 +12,11 @@ joints' work is what the solve of the redundant rows does to the motion.
     python benchmarks/redundancy.py
 """
 
+import sys
+from pathlib import Path
 import nlpdyn as nd
-from problems import bricard, four_bar_chain
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # problems/: the repository root
+from problems import bricard, four_bar_chain  # noqa: E402
 
 SETTINGS = [("default", {}), ("regularization 1e-7", {"regularization": 1e-7}),
             ("10 refinement steps", {"refinement_steps": 10}), ("qp (qpOASES)", {"solver": "qp"})]

@@ -15,13 +15,16 @@ library specifies it: N = 40, 20 s, h = 1e-3, 400 output points, the whole ``sim
 """
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 import argparse
 import time
 
 import numpy as np
 
 import nlpdyn as nd
-from problems import chain, four_bar_chain
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # problems/: the repository root
+from problems import chain, four_bar_chain  # noqa: E402
 
 
 def per_step(system, steps, h=1e-3):

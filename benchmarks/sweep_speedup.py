@@ -24,17 +24,8 @@ import pandas as pd
 import nlpdyn as nd
 from problems import slider_crank
 
-GRID = {"model": list(slider_crank.MODELS), "joint": ["spherical", "revolute"],
-        "clearance_mm": list(slider_crank.CLEARANCES_MM)}
-
-
-def scenario(model, joint, clearance_mm):
-    return slider_crank.scenario_system(joint, 1e-3 * clearance_mm, model)
-
-
-def step(model, joint, clearance_mm):
-    """The step of ``slider_crank.run_scenarios``."""
-    return slider_crank.step_size(1e-3 * clearance_mm) if model == "complementarity" else 1e-3
+GRID = slider_crank.SWEEP_GRID
+scenario, step = slider_crank.sweep_scenario, slider_crank.scenario_step
 
 
 def metrics(res):

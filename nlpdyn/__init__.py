@@ -6,7 +6,7 @@ The flow (each layer imports only from the ones before it)::
             |
          System                         system.py   validate() lists every problem; compile()
             |                                       builds named CasADi functions once
-        StepProgram                     step_nlp.py the per-step program of FORMULATION.md,
+        StepProgram                     step_nlp.py the per-step program of docs/FORMULATION.md,
             |                                       built once per run, re-solved every step
       contact schemes                   contact.py  how a step meets its gaps (cone chord
             |                                       iterations, end-of-step normal, seed's rows)

@@ -1,57 +1,268 @@
-"""Command line: run a named case study, print a summary, write a plot.
+"""Command line: run a named case study, print what was checked, write a plot.
 
-    python -m nlpdyn slider_crank --t-end 5 --h 1e-3 --plot slider_crank.png
-    python -m nlpdyn pendulum --h-min 1e-4 --h 1e-3 --step-control nlp
-    python -m nlpdyn --list
+examples:
+  python -m nlpdyn --list
+  python -m nlpdyn slider_crank --t-end 5 --h 1e-3 --plot slider_crank.png
+  python -m nlpdyn slider_crank --variant clearance_A --set revolute_clearance=1e-3
+  python -m nlpdyn clearance_pendulum --clearance 2e-4 --h-min 5e-4 --h 1e-3
+  python -m nlpdyn rom_pendulum --variant rom_undamped --t-end 2 --no-plot
+  python -m nlpdyn pendulum --h 1e-3 --step-control nlp --h-min 1e-4 --save run.npz
+
+A clearance joint's journal orbit is written beside the plot (NAME_orbit.png).
 """
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import sys
+import time
+from pathlib import Path
+
+
+def load_problems():
+    """The case studies' registry module: the ``problems/`` folder beside this package (a
+    source checkout or an editable install), else the installed ``nlpdyn_problems``."""
+    folder = Path(__file__).resolve().parent.parent / "problems"
+    if (folder / "__init__.py").is_file():
+        for name in ("problems", "nlpdyn_problems"):
+            module = sys.modules.get(name)
+            if module is not None and Path(module.__file__).resolve().parent == folder:
+                return module
+        spec = importlib.util.spec_from_file_location(
+            "nlpdyn_problems", folder / "__init__.py", submodule_search_locations=[str(folder)])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["nlpdyn_problems"] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules["nlpdyn_problems"]
+            raise
+        return module
+    import nlpdyn_problems
+    return nlpdyn_problems
+
+
+def process_age() -> float | None:
+    """Seconds since this process started (Linux: from /proc; None elsewhere), so the run's
+    wall time is stated from outside, interpreter start-up and imports included."""
+    try:
+        with open("/proc/self/stat") as f:
+            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/stat") as f:
+            boot = next(int(line.split()[1]) for line in f if line.startswith("btime"))
+        return time.time() - (boot + start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def _positive(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (value > 0 and value < float("inf")):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
+    return value
+
+
+def _assignment(text):
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key.strip(), value.strip()
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m nlpdyn", description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("problem", nargs="?", help="case study name (see --list)")
+    parser.add_argument("--list", action="store_true",
+                        help="describe every case study, its variants and options, and exit")
+    parser.add_argument("--variant", help="model variant (default: the problem's first)")
+    parser.add_argument("--set", action="append", default=[], type=_assignment,
+                        metavar="KEY=VALUE", help="a model option (see --list); repeatable")
+    parser.add_argument("--clearance", type=_positive,
+                        help="shorthand for --set clearance=C [m] where the variant has it")
+    parser.add_argument("--t-end", type=_positive, help="final time [s] (default: the problem's)")
+    parser.add_argument("--h", type=_positive,
+                        help="step size, or h_max with --h-min [s] (default: the problem's)")
+    parser.add_argument("--h-min", type=_positive, help="smallest step: makes h variable [s]")
+    parser.add_argument("--step-control", choices=("fixed", "nlp", "adaptive"),
+                        help="with bounds on h: adaptive (default) or nlp (the seed's scheme)")
+    parser.add_argument("--form", choices=("gauss", "explicit"),
+                        help="the step program's form (default gauss)")
+    parser.add_argument("--plot", help="overview plot file (.png, .pdf; default NAME.png)")
+    parser.add_argument("--no-plot", action="store_true", help="write no plot")
+    parser.add_argument("--save", help="save the result to this .npz file")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def describe(problems) -> str:
+    """Two lines per case study: what it is; its variants (default first) and options."""
+    lines = []
+    for name, p in problems.PROBLEMS.items():
+        lines.append(f"{name:<20} {p.description}")
+        variants = ", ".join(p.variants)
+        options = ", ".join(p.options) or "none"
+        lines.append(f"{'':<20}   variants: {variants}; options: {options}")
+    return "\n".join(lines)
+
+
+def _variant_help(problem, variant) -> str:
+    opts = []
+    for key in problem.options_of(variant):
+        o = problem.options[key]
+        default = problem.default(key)
+        shown = f"{float(default):g}" if isinstance(default, float) else repr(default)
+        opts.append(f"{key} ({o.help}; default {shown})")
+    return f"{variant}: {problem.variants[variant].description}; options: " + (
+        ", ".join(opts) or "none")
+
+
+def _clearance_option(problem, variant):
+    """The option ``--clearance`` sets: "clearance", else the variant's one radial
+    "..._clearance" option (None when there is none or several)."""
+    names = problem.options_of(variant)
+    if "clearance" in names:
+        return "clearance"
+    radial = [k for k in names if k.endswith("_clearance") and k != "axial_clearance"]
+    return radial[0] if len(radial) == 1 else None
+
+
+def _option_values(parser, problem, name, variant, assignments) -> dict:
+    """Parse ``--set`` assignments; every problem reported in one error."""
+    allowed, values, errors = problem.options_of(variant), {}, []
+    for key, text in assignments:
+        if key not in problem.options:
+            errors.append(f"{name} has no option {key!r} (options: "
+                          f"{', '.join(problem.options) or 'none'})")
+            continue
+        if key not in allowed:
+            errors.append(f"option {key!r} does not apply to variant {variant!r} (it applies "
+                          f"to {', '.join(problem.options[key].variants)})")
+            continue
+        option = problem.options[key]
+        try:
+            value = option.parse(text)
+        except ValueError as exc:
+            errors.append(f"option {key}={text!r}: {exc}")
+            continue
+        if option.choices is not None and value not in option.choices:
+            errors.append(f"option {key}={text!r}: choose from {', '.join(option.choices)}")
+        elif option.positive and not value > 0:
+            errors.append(f"option {key}={text!r}: must be > 0")
+        else:
+            values[key] = value
+    if errors:
+        parser.error("; ".join(errors))
+    return values
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="nlpdyn", description=__doc__.splitlines()[0])
-    parser.add_argument("problem", nargs="?", help="problem name (see --list)")
-    parser.add_argument("--list", action="store_true", help="list the problems and exit")
-    parser.add_argument("--t-end", type=float, help="final time [s] (default: the problem's)")
-    parser.add_argument("--h", type=float, help="step size, or h_max with --h-min [s]")
-    parser.add_argument("--h-min", type=float, help="smallest step: makes h variable")
-    parser.add_argument("--step-control", choices=("fixed", "nlp", "adaptive"))
-    parser.add_argument("--form", choices=("gauss", "explicit"))
-    parser.add_argument("--plot", help="write an overview plot to this file (.png, .pdf)")
-    parser.add_argument("--save", help="save the result to this .npz file")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    started = time.perf_counter()
+    parser = make_parser()
     args = parser.parse_args(argv)
-
-    import nlpdyn as nd
-    from problems import PROBLEMS
+    problems = load_problems()
+    registry = problems.PROBLEMS
 
     if args.list:
-        for name, p in PROBLEMS.items():
-            print(f"{name:<20} {p.description}")
+        print(describe(problems))
         return 0
-    if args.problem not in PROBLEMS:
-        parser.error(f"unknown problem {args.problem!r}; choose from {', '.join(PROBLEMS)}")
-    problem = PROBLEMS[args.problem]
-    h = args.h or problem.h
+    if args.problem is None:
+        parser.error("the problem name is required (python -m nlpdyn --list shows them)")
+    if args.problem not in registry:
+        parser.error(f"unknown problem {args.problem!r}; choose from {', '.join(registry)}")
+    problem = registry[args.problem]
+    variant = args.variant or next(iter(problem.variants))
+    if variant not in problem.variants:
+        parser.error(f"argument --variant: {args.problem} has no variant {variant!r}; "
+                     f"choose from {', '.join(problem.variants)}")
+    assignments = list(args.set)
+    if args.clearance is not None:
+        key = _clearance_option(problem, variant)
+        if key is None:
+            parser.error(f"argument --clearance: variant {variant!r} of {args.problem} has no "
+                         f"clearance option ({_variant_help(problem, variant)})")
+        assignments.append((key, repr(args.clearance)))
+    keywords = problem.keywords(variant, _option_values(parser, problem, args.problem, variant,
+                                                        assignments))
+    t_end, h = problem.run_settings(variant, keywords)
+    t_end = args.t_end or t_end
+    if args.h is not None:
+        h = args.h
+    elif args.h_min is not None:
+        h = h[1] if isinstance(h, tuple) else h
     if args.h_min is not None:
+        if args.h_min > h:
+            parser.error(f"argument --h-min: {args.h_min:g} exceeds the largest step {h:g}")
         h = (args.h_min, h)
+    if args.step_control == "fixed" and isinstance(h, tuple):
+        if args.h_min is not None:
+            parser.error("argument --step-control: fixed takes one step size (give --h "
+                         "without --h-min)")
+        h = h[1]                                   # the problem's bounds: run at h_max
+    if args.step_control in ("nlp", "adaptive") and not isinstance(h, tuple):
+        parser.error(f"argument --step-control: {args.step_control} needs bounds on h "
+                     "(give --h-min)")
     options = {k: v for k, v in (("step_control", args.step_control), ("form", args.form)) if v}
-    res = nd.simulate(problem.build(), t_end=args.t_end or problem.t_end, h=h,
-                      progress=False if args.quiet else None, **options)
-    print(f"{args.problem}: {problem.description}")
+
+    import nlpdyn as nd
+
+    print(f"{args.problem} [{variant}]: {problem.description}")
+    print(f"  {_variant_help(problem, variant)}")
+    if keywords:
+        print(f"  model: {', '.join(f'{k}={v!r}' for k, v in keywords.items())}")
+    print(f"  run: t_end = {t_end:g} s, h = {h}")
+    t0 = time.perf_counter()
+    system = problem.build(**keywords)
+    t1 = time.perf_counter()
+    res = nd.simulate(system, t_end=t_end, h=h, progress=False if args.quiet else None,
+                      **options)
+    t2 = time.perf_counter()
     print(res.summary())
+    age = process_age()
+    print(f"wall time (measured around the calls): build {t1 - t0:.3g} s, simulate "
+          f"{t2 - t1:.3g} s; {t2 - started:.3g} s since main() started"
+          + (f", {age:.3g} s since the process started (imports included)" if age else ""))
     if problem.report is not None:
-        print(problem.report(res))
+        print(problem.report(res, problem.arguments(keywords)))
     if args.save:
         print(f"saved {res.save(args.save)}")
-    if args.plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        res.plot(bodies=list(problem.bodies) or None).savefig(args.plot, dpi=110)
-        print(f"wrote {args.plot}")
+    if not args.no_plot:
+        _write_plots(res, system, problem, args, variant, keywords)
     return 0 if res.success else 1
+
+
+def _write_plots(res, system, problem, args, variant, keywords):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .plotting import orbit_joints
+
+    path = Path(args.plot or f"{args.problem}.png")
+    title = f"{args.problem} [{variant}]: {problem.description}"
+    draw = None
+    if problem.draw is not None:
+        arguments = problem.arguments(keywords)
+
+        def draw(res_, panels):
+            problem.draw(res_, panels, arguments)
+    fig = res.plot(bodies=list(problem.bodies) or None, title=title, extra=draw,
+                   **problem.plot_options)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    print(f"wrote {path}")
+    joints = orbit_joints(system)
+    if joints:
+        orbit = path.with_name(f"{path.stem}_orbit{path.suffix or '.png'}")
+        fig = res.plot_orbit(joints, title=f"{args.problem} [{variant}]: journal orbits")
+        fig.savefig(orbit, dpi=110)
+        plt.close(fig)
+        print(f"wrote {orbit}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 A scheme receives the step's first solve (gaps linearised at the start of the step) and a
 callable that re-solves the step at the same h with the gaps linearised elsewhere, and returns
-the step it accepts. It never sees the stepper (FORMULATION.md, "Energy consistency of the
+the step it accepts. It never sees the stepper (docs/FORMULATION.md, "Energy consistency of the
 contact step" and "Radial clearance as a cone"):
 
 ``"cone"`` (default)

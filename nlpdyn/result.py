@@ -652,6 +652,25 @@ class Result:
         modes = self.joint_modes(name)
         return {**split(A, modes["free"], modes["constrained"]), "wrench": A}
 
+    # ------------------------------------------------------------------ orbit plots
+    def plot_orbit(self, joints, system=None, ax=None, title=None):
+        """Journal orbit of clearance joints inside their clearance circles (see
+        :func:`nlpdyn.plotting.plot_orbit`). ``joints``: joint objects or names, one or a
+        list; names are looked up in ``system`` (the system that was run)."""
+        from .plotting import plot_orbit
+        items = list(joints) if isinstance(joints, (list, tuple)) else [joints]
+        if any(isinstance(j, str) for j in items):
+            if system is None:
+                raise ValueError("plot_orbit: give the system that was run to look up joints "
+                                 f"by name ({[j for j in items if isinstance(j, str)]})")
+            known = {j.name: j for j in system.gaps}
+            missing = [j for j in items if isinstance(j, str) and j not in known]
+            if missing:
+                raise KeyError(f"no clearance joint named {missing}; clearance joints: "
+                               f"{list(known)}")
+            items = [known[j] if isinstance(j, str) else j for j in items]
+        return plot_orbit(self, items, ax=ax, title=title)
+
 
 FORMAT = "nlpdyn-result"
 FORMAT_VERSION = 1          # 0: files from before the format had a version (same layout)

@@ -1,4 +1,4 @@
-"""The per-step program of FORMULATION.md, built once per run and re-solved every step.
+"""The per-step program of docs/FORMULATION.md, built once per run and re-solved every step.
 
 Unknowns are scaled velocities y = L^T v (M = L L^T), so the Gauss objective has an identity
 Hessian and everything is in velocity/impulse units:

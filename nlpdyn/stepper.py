@@ -68,7 +68,7 @@ class StepperSettings:
     tie_break: float = 1e-4
     """Preference for large h in the "nlp" scheme, J per kg of total mass: the objective gets
     - tie_break * m_total * h / h_max. It only decides between steps the Gauss objective
-    cannot tell apart (free flight); see FORMULATION.md."""
+    cannot tell apart (free flight); see docs/FORMULATION.md."""
     complementarity_eps: float = 1e-12
     """Relaxation of the complementarity rows P_g * g_lin <= eps in the explicit form."""
     regularization: float = 1e-10
@@ -353,7 +353,7 @@ class Stepper:
 
     def _warn_linearisation(self, clearances):
         """Linearised gaps alone (no gap iterations, no projection) penetrate by about
-        h^2 |a_n| per step, |a_n| ~ |g| for pendulum-like motion (FORMULATION.md: 12 h^2 m for
+        h^2 |a_n| per step, |a_n| ~ |g| for pendulum-like motion (docs/FORMULATION.md: 12 h^2 m for
         a 1 m pendulum): warn when that is not well below the smallest clearance."""
         if not clearances or self.contact.name != "linearised" or self.settings.projection:
             return

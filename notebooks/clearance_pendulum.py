@@ -54,7 +54,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import nlpdyn as nd
-from problems import clearance_pendulum as cp
+try:
+    from nlpdyn_problems import clearance_pendulum as cp   # installed (pip install -e .)
+except ImportError:                    # the repository root on PYTHONPATH
+    from problems import clearance_pendulum as cp
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
 T_CASE = 0.6 if QUICK else 2.0       # case #3

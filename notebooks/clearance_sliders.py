@@ -54,7 +54,10 @@ import numpy as np
 
 import nlpdyn as nd
 import nlpdyn.plotting
-from problems import clearance_slider, prismatic_slider
+try:
+    from nlpdyn_problems import clearance_slider, prismatic_slider   # installed (pip install -e .)
+except ImportError:                    # the repository root on PYTHONPATH
+    from problems import clearance_slider, prismatic_slider
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
 T_END = 0.3 if QUICK else 1.0

@@ -34,7 +34,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import nlpdyn as nd
-from problems import stick_slip as ss
+try:
+    from nlpdyn_problems import stick_slip as ss   # installed (pip install -e .)
+except ImportError:                    # the repository root on PYTHONPATH
+    from problems import stick_slip as ss
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
 T_END = 10.0 if QUICK else ss.T_END

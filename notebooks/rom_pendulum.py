@@ -46,7 +46,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import nlpdyn as nd
-from problems import rom_pendulum as rp
+
+try:
+    from nlpdyn_problems import rom_pendulum as rp   # installed (pip install -e .)
+except ImportError:                    # the repository root on PYTHONPATH
+    from problems import rom_pendulum as rp
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
 T_END = 0.6 if QUICK else rp.T_END

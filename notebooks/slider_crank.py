@@ -37,7 +37,10 @@ import numpy as np
 
 import nlpdyn as nd
 import nlpdyn.plotting
-from problems import slider_crank
+try:
+    from nlpdyn_problems import slider_crank   # installed (pip install -e .)
+except ImportError:                    # the repository root on PYTHONPATH
+    from problems import slider_crank
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
 T_END, H = (0.5, 1e-3) if QUICK else (5.0, 1e-3)
@@ -110,20 +113,12 @@ print(f"energy range {np.ptp(res.energy):.3e} J; max |Phi| {res.stats.constraint
 SCENARIO_T = 0.3 if QUICK else 5.0
 # the 16 clearance scenarios in one nd.sweep (two processes in full mode), with the steps of
 # slider_crank.run_scenarios; the results come back through their files
-def scenario(model, joint, clearance_mm):
-    return slider_crank.scenario_system(joint, 1e-3 * clearance_mm, model)
-
-def scenario_step(model, joint, clearance_mm):
-    return slider_crank.step_size(1e-3 * clearance_mm) if model == "complementarity" else 1e-3
-
 pool = None if QUICK or (os.cpu_count() or 1) < 2 else ProcessPoolExecutor(2)
 ideal = nd.simulate(slider_crank.build(), t_end=SCENARIO_T, h=1e-3, progress=False)
 results = {model: {"ideal": ideal} for model in slider_crank.MODELS}
 with tempfile.TemporaryDirectory() as tmp:
-    table = nd.sweep(scenario, {"model": list(slider_crank.MODELS),
-                                "joint": ["spherical", "revolute"],
-                                "clearance_mm": list(slider_crank.CLEARANCES_MM)},
-                     t_end=SCENARIO_T, h=scenario_step, executor=pool, save_dir=tmp,
+    table = nd.sweep(slider_crank.sweep_scenario, slider_crank.SWEEP_GRID,
+                     t_end=SCENARIO_T, h=slider_crank.scenario_step, executor=pool, save_dir=tmp,
                      progress=False)
     for row in table.itertuples():
         results[row.model][f"{row.joint} c={row.clearance_mm:g} mm"] = nd.Result.load(Path(tmp, row.file))

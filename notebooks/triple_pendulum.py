@@ -35,7 +35,10 @@ import os
 import matplotlib.pyplot as plt
 import numpy as np
 
-from problems import triple_pendulum as tp
+try:
+    from nlpdyn_problems import triple_pendulum as tp   # installed (pip install -e .)
+except ImportError:                    # the repository root on PYTHONPATH
+    from problems import triple_pendulum as tp
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
 T_END, T_LONG = (1.0, 3.0) if QUICK else (tp.T_END, 60.0)

@@ -1,4 +1,4 @@
-"""Revolute clearance pendulum (CASES.md #3 and #4, seed 002 Figs. 8 and 31).
+"""Revolute clearance pendulum (docs/CASES.md #3 and #4, seed 002 Figs. 8 and 31).
 
 A bar hangs on a fixed pin (axis global Z through the origin) of radius R with radial
 clearance c and axial clearance c_a; its centre of mass sits cm_x along the bar and cm_z out
@@ -184,7 +184,7 @@ def planar_reference(clearance=1e-4, mass=1.0, cm_x=0.5, bar_length=1.0, bar_rad
     return out
 
 
-# Step settings of the ideal-vs-clearance comparison (CASES.md #4, seed 002 Figs. 31-37):
+# Step settings of the ideal-vs-clearance comparison (docs/CASES.md #4, seed 002 Figs. 31-37):
 # label, h (one value: fixed; bounds: the seed's variable-h NLP), extra simulate() options.
 COMPARISON_RUNS = [
     ("fixed 2e-4", 2e-4, {}),

@@ -1,4 +1,4 @@
-"""Cylindrical clearance slider (CASES.md #1, seed 002 Fig. 6).
+"""Cylindrical clearance slider (docs/CASES.md #1, seed 002 Fig. 6).
 
 A rigid rod of radius R is fixed along Z; a tube (the slider) with radial clearance c slides
 on it. Gravity -Y drops the tube onto the rod and a constant force F = (0, 0, 30) N at the
@@ -8,7 +8,7 @@ ends touch the rod diametrically opposite: end +L/2 rests on the rod's upper sid
 presses against its lower side, tilt sin(theta) = 2c/L (the gaps are measured at the bore end
 centres). Then it slides along Z with a = F/m, the contact forces (1.065 N at end -L/2,
 10.875 N at end +L/2) fixed by statics (tests/test_clearance_sliders.py).
-Values marked *ours* in CASES.md: R = 10 mm, tube length 0.1 m, m = 1 kg, J' of a thick tube
+Values marked *ours* in docs/CASES.md: R = 10 mm, tube length 0.1 m, m = 1 kg, J' of a thick tube
 (outer radius 20 mm), h in [1e-3, 1e-2], 1 s.
 """
 from __future__ import annotations

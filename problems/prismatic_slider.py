@@ -1,4 +1,4 @@
-"""Triangular prismatic clearance slider (CASES.md #2, seed 002 Fig. 7).
+"""Triangular prismatic clearance slider (docs/CASES.md #2, seed 002 Fig. 7).
 
 An equilateral triangular cavity (the ground) along Z holds a triangular slider of edge
 e_i = 30 mm with clearance c = 0.3 mm (cavity = slider profile offset outward by c; its edge

@@ -1,4 +1,4 @@
-"""Spherical pendulum with a range-of-motion cone (CASES.md #7, seed 000 section 4).
+"""Spherical pendulum with a range-of-motion cone (docs/CASES.md #7, seed 000 section 4).
 
 Ground + pendulum on an ideal spherical joint "pivot" at the origin, gravity -Z. Joint frame
 on the ground (the reference body): u_xi = (-1, 0, 0), u_eta = (0, 1, 0), so the cone's axis

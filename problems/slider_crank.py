@@ -1,4 +1,4 @@
-"""IFToMM spatial slider-crank (CASES.md #5, seed 001 Tables 1-2): ideal joints, or a clearance
+"""IFToMM spatial slider-crank (docs/CASES.md #5, seed 001 Tables 1-2): ideal joints, or a clearance
 spherical joint B / revolute joint A, each as complementarity gaps or as seed 001's penalty law."""
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ MODELS = ("complementarity", "penalty")
 
 def build(gravity=(0.0, 0.0, -9.81), crank_speed=6.0, spherical_clearance=None,
           revolute_clearance=None, model="complementarity", law=None, n_strips=2) -> nd.System:
-    """The slider-crank of CASES.md #5.
+    """The slider-crank of docs/CASES.md #5.
 
     Bodies "crank", "rod", "slider"; joints "A" (revolute, ground-crank), "B" (spherical,
     crank-rod), "C" (universal, slider-rod) and "slide" (prismatic, ground-slider along X).
@@ -122,7 +122,7 @@ def step_size(clearance, h_max=1e-3):
     """Fixed step for a complementarity clearance joint: h_max halved until 12 h^2 <= clearance.
 
     12 h^2 m is how far a step's second-order motion takes this mechanism's joints off the
-    start-of-step prediction (FORMULATION.md). The default contact step (``contact="cone"``)
+    start-of-step prediction (docs/FORMULATION.md). The default contact step (``contact="cone"``)
     keeps the contact coordinates' Jacobian at the start of the step and iterates on the
     end-of-step gap; once 12 h^2 exceeds the clearance, its iterations stop converging at the
     revolute joint A: steps fall back to "end_normal" (``res.stats.contact_fallback``) or are
@@ -161,6 +161,21 @@ def scenario_system(joint, clearance, model):
     if joint is None:
         return build()
     return build(**{f"{joint}_clearance": clearance}, model=model)
+
+
+def scenario_step(model, joint, clearance_mm, h_max=1e-3):
+    """The step :func:`run_scenarios` takes, for ``nd.sweep`` (clearance in mm): :func:`step_size`
+    for complementarity runs, ``h_max`` for penalty runs."""
+    return step_size(1e-3 * clearance_mm, h_max) if model == "complementarity" else h_max
+
+
+def sweep_scenario(model, joint, clearance_mm):
+    """A scenario as ``nd.sweep`` builds it (clearance in mm)."""
+    return scenario_system(joint, 1e-3 * clearance_mm, model)
+
+
+SWEEP_GRID = {"model": list(MODELS), "joint": ["spherical", "revolute"],
+              "clearance_mm": list(CLEARANCES_MM)}
 
 
 def run_scenarios(model="complementarity", t_end=5.0, scenarios=None, progress=False, h=None,

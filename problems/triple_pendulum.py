@@ -1,4 +1,4 @@
-"""Triple pendulum with joint stops (CASES.md #6; seed 001 section 3.2, Fig. 14, Table 3).
+"""Triple pendulum with joint stops (docs/CASES.md #6; seed 001 section 3.2, Fig. 14, Table 3).
 
 Three bars along X, released at rest, gravity -Z (SI units):
 

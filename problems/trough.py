@@ -94,3 +94,12 @@ def outputs(res) -> dict:
     return {"t": res.t[:-1], "lambda": forces["applied"][:, 0],
             "lambda_bar_1": forces["constraint"][:, 0],
             "actuator": res.reaction_force("actuator")[:, 1]}
+
+
+def report(res, args=None) -> str:
+    """What a run is checked against: lambda and lambda_bar_1 against the closed form."""
+    out = outputs(res)
+    exact = closed_form(out["t"])
+    parts = [f"{key} within {np.abs(out[key] - exact[key]).max(initial=0.0):.2e} N of "
+             f"{np.abs(exact[key]).max(initial=0.0):.3g} N" for key in ("lambda", "lambda_bar_1")]
+    return "checked against the closed form (first order in h): " + ", ".join(parts)

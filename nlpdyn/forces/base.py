@@ -1,4 +1,4 @@
-"""Interface of a force element (a forcing term Q_A of FORMULATION.md)."""
+"""Interface of a force element (a forcing term Q_A of docs/FORMULATION.md)."""
 from __future__ import annotations
 
 import casadi as ca

@@ -6,7 +6,7 @@ vector u_r is fixed on the moving body. In the joint frame (components u'') u_r 
 - the longitude psi = atan2(u''_eta, u''_xi), taken in [0, 2 pi) (eq. 6), and
 - the latitude sigma = arccos(u''_zeta) in [0, pi] (eq. 7): the polar angle of u_r from the
   cone axis zeta. zeta is the pole (sigma = 0: u_r along the axis); sigma = pi/2 puts u_r in
-  the xi-eta plane, and latitudes above pi/2 (CASES.md #7 allows 100 deg) are past it.
+  the xi-eta plane, and latitudes above pi/2 (docs/CASES.md #7 allows 100 deg) are past it.
 
 The cone allows sigma <= sigma_max(psi); sigma_max is given at a few longitudes and
 interpolated (section 3.1.3):
@@ -21,7 +21,7 @@ interpolated (section 3.1.3):
   splined directly as a periodic function of psi through the same points (scipy's
   CubicSpline, bc_type="periodic": value, slope and curvature continuous at 0 = 2 pi). Same
   knots and values, a closed-form SX expression, no inner solve; the two boundaries differ
-  between the knots (problems/rom_pendulum.py measures by how much for CASES.md #7).
+  between the knots (problems/rom_pendulum.py measures by how much for docs/CASES.md #7).
 
 Closest cone point B (eqs. 20-31). The surface is r_B = G c(psi) with the unit generator
 c(psi) = (cos psi sin s, sin psi sin s, cos s), s = sigma_max(psi) (eq. 22). With
@@ -124,7 +124,7 @@ class RangeOfMotionCone(ForceElement):
     """
 
     kind = "range-of-motion cone"
-    # Measured on CASES.md #7 (benchmarks/explicit_vs_implicit.py, README): evaluated at the
+    # Measured on docs/CASES.md #7 (benchmarks/explicit_vs_implicit.py, README): evaluated at the
     # start of the step the cone is stable at the case's step sizes and its elastic energy
     # comes back; the end-of-step evaluation takes energy out of the j = 0 run.
     evaluation = "explicit"

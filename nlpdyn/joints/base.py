@@ -71,7 +71,7 @@ class UnilateralConstraint(Element):
     gap is g = radius - |d|, d (2 or 3 components) an offset measured in a frame fixed to one
     of the bodies (a bore centre's offset from the pin axis, a ball centre's from the socket
     centre). The stepper takes d's Jacobian at the start of each step (the lever arms) and
-    the outer law (the circle or sphere) exactly at its end (FORMULATION.md, "Radial
+    the outer law (the circle or sphere) exactly at its end (docs/FORMULATION.md, "Radial
     clearance as a cone"). An element that only defines ``gaps`` has flat gaps.
     """
 
