@@ -30,7 +30,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 import nlpdyn as nd
-from problems import trough as tr
+
+try:
+    from nlpdyn_problems import trough as tr   # installed (pip install -e .)
+except ImportError:
+    from problems import trough as tr
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
 T_END = 0.5 if QUICK else tr.T_END
