@@ -14,6 +14,9 @@ The flow (each layer imports only from the ones before it)::
             |
           Result                        result.py   arrays, per-step stats, .npz save/load,
                                         assembly.py reactions, contact data, the energy ledger
+            |
+    tables, pictures                    tables.py   DataFrame/CSV; geometry.py shapes and poses;
+                                        animation.py GIF/MP4; viewer.py the HTML 3D view
 
 Example
 -------
@@ -41,6 +44,7 @@ from .joints import (BilateralConstraint, ClearanceJoint, Cylindrical, Cylindric
 from .joints import (JointModes, KinematicExcitation, Planar, PlanarTranslation, Screw,
                      VelocityConstraint)
 from .flexible import add_flexible_link
+from .geometry import Box, Cylinder, Link, Sphere
 from .ode import simulate_ode
 from .result import Result, ResultFileError, StepStats
 from .stepper import StepFailure, StepInfo, Stepper, StepperSettings, simulate
@@ -50,7 +54,7 @@ from .system import CompiledSystem, ModelError, System
 __version__ = "0.1.0"
 
 __all__ = [
-    "add_flexible_link",
+    "add_flexible_link", "Box", "Cylinder", "Sphere", "Link",
     "System", "CompiledSystem", "ModelError", "RigidBody", "Ground", "BodyState",
     "Spherical", "Revolute", "Cylindrical", "Prismatic", "Universal", "Fixed",
     "RotationDriver", "TranslationDriver", "Programmed", "BilateralConstraint",

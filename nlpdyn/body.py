@@ -6,9 +6,16 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from .checks import (as_array, as_number, as_vector, is_number, name_problems, show,
-                     vector_problems)
+from .checks import (as_array, as_number, as_unit_vector, as_vector, is_number, name_problems,
+                     show, vector_problems)
+from .geometry import geometry_problems
 from .rotations import from_rotation_matrix, normalised_rotation_matrix, rotation_matrix
+
+
+def _is_scipy_rotation(value) -> bool:
+    """A ``scipy.spatial.transform.Rotation`` (checked without importing it)."""
+    return any(c.__name__ == "Rotation" and c.__module__.startswith("scipy.spatial")
+               for c in type(value).__mro__)
 
 
 def _inertia_matrix(inertia):
@@ -31,12 +38,18 @@ class RigidBody:
         Principal moments or the full inertia matrix about the centre of mass, body frame.
     position : array_like, shape (3,)
         Initial centre of mass, global frame.
-    orientation : array_like, shape (4,) or (3, 3)
-        Initial Euler parameters [e0, e1, e2, e3] (unit norm) or rotation matrix (body -> global).
+    orientation : array_like, shape (4,) or (3, 3), or scipy.spatial.transform.Rotation
+        Initial Euler parameters [e0, e1, e2, e3] (scalar first; normalised when within 1e-3
+        of unit norm, with a warning above round-off), a rotation matrix (body -> global) or
+        a scipy ``Rotation`` (one rotation).
     velocity : array_like, shape (3,)
         Initial centre-of-mass velocity, global frame.
     angular_velocity : array_like, shape (3,)
         Initial angular velocity, **body frame**.
+    geometry : shape or list of shapes, optional
+        How animations and the 3D view draw the body (``nd.Box``, ``nd.Cylinder``,
+        ``nd.Sphere``, ``nd.Link``; body frame, from the centre of mass). None: its
+        inertia-equivalent box and links to its joint points (:mod:`nlpdyn.geometry`).
     """
 
     name: str
@@ -47,6 +60,7 @@ class RigidBody:
     velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
     angular_velocity: np.ndarray = field(default_factory=lambda: np.zeros(3))
     index: int | None = None
+    geometry: object = None
     is_ground = False
 
     def __post_init__(self):
@@ -54,14 +68,17 @@ class RigidBody:
         self.mass = as_number(self.mass)
         self.inertia = _inertia_matrix(self.inertia)
         self.position = as_vector(self.position)
-        given = as_array(self.orientation)
+        given = self.orientation
+        if _is_scipy_rotation(given):
+            given = given.as_matrix() if given.single else given
+        given = as_array(given)
         is_matrix = isinstance(given, np.ndarray) and given.shape == (3, 3)
         self._orientation_matrix = given if is_matrix else None
         if is_matrix:
             self.orientation = (from_rotation_matrix(given) if np.all(np.isfinite(given))
                                 else np.full(4, np.nan))
         else:
-            self.orientation = as_vector(given)
+            self.orientation = as_unit_vector(given, self.label, "orientation")
         self.velocity = as_vector(self.velocity)
         self.angular_velocity = as_vector(self.angular_velocity)
 
@@ -89,6 +106,7 @@ class RigidBody:
                 out.append(f"{tag}: principal moments {eig} violate the triangle inequality")
         for label in ("position", "velocity", "angular_velocity"):
             out += vector_problems(tag, label, getattr(self, label))
+        out += geometry_problems(tag, self.geometry)
         A = self._orientation_matrix
         if A is not None:
             if not np.all(np.isfinite(A)) or not np.allclose(A.T @ A, np.eye(3), atol=1e-9) \

@@ -9,7 +9,10 @@ the element and the function when they fail or return the wrong size.
 from __future__ import annotations
 
 import inspect
+import os
 import re
+import sys
+import warnings
 
 import casadi as ca
 import numpy as np
@@ -54,6 +57,47 @@ def as_array(value):
     """``value`` as a float array (shape kept) when it is numbers, else unchanged."""
     arr = _numeric_array(value)
     return value if arr is None else arr
+
+
+# A unit vector (axis, Euler parameters) whose norm is within UNIT_NORMALISE of 1 (relative) is
+# normalised when given to a constructor, with a warning when the error is above round-off
+# (UNIT_ROUNDOFF); beyond UNIT_NORMALISE it is kept as given and refused by the checks.
+UNIT_NORMALISE = 1e-3
+UNIT_ROUNDOFF = 1e-12
+
+
+def as_unit_vector(value, owner, label):
+    """``value`` as a flat float array scaled to unit norm when its norm is within
+    ``UNIT_NORMALISE`` of 1 (a ``UserWarning`` naming ``owner`` and ``label`` when the error
+    is above round-off), else as :func:`as_vector` leaves it (``problems()`` refuses it).
+
+    Example
+    -------
+    >>> as_unit_vector((0, 0, 1), "revolute joint 'hinge'", "axis")
+    array([0., 0., 1.])
+    """
+    arr = as_vector(value)
+    if not (isinstance(arr, np.ndarray) and arr.size and np.all(np.isfinite(arr))):
+        return arr
+    norm = float(np.linalg.norm(arr))
+    error = abs(norm - 1.0)
+    if error > UNIT_NORMALISE:
+        return arr
+    if error > UNIT_ROUNDOFF:
+        warnings.warn(f"{owner}: {label} normalised (|{label}| = {norm:.12g}, off by {error:.2g})",
+                      UserWarning, stacklevel=user_stacklevel())
+    return arr / norm
+
+
+def user_stacklevel() -> int:
+    """``stacklevel`` for a warning raised by the function calling this one, so that it points
+    at the first caller outside nlpdyn (a dataclass-made ``__init__`` counts as nlpdyn's)."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(2), 2
+    while frame is not None and (frame.f_code.co_filename.startswith(package) or (
+            frame.f_code.co_filename == "<string>" and frame.f_code.co_name == "__init__")):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def is_number(value) -> bool:

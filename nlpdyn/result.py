@@ -122,6 +122,9 @@ class Result:
         element on the bodies since t[0], and its stored energy (0 without a potential);
         see :meth:`dissipated`
     ledger : dict  the energy ledger's cumulative columns; see :meth:`energy_ledger`
+
+    Lookups (``position``, ``reaction_force``, ``gap``, ...) take a body or element itself
+    or its name.
     """
 
     def __init__(self, t, q, v, h, energy, kinetic_energy, potential_energy, stats, mu, lam,
@@ -149,7 +152,9 @@ class Result:
         self.friction = dict(friction or {})   # friction element -> force per step (n_steps,)
 
     # ------------------------------------------------------------------ lookups
+    # Every lookup takes a name or the body or element itself (its ``name``): _name_of.
     def _body(self, name):
+        name = _name_of(name)
         if name not in self.body_names:
             raise KeyError(f"no body named {name!r}; bodies: {self.body_names}")
         return self.body_names.index(name)
@@ -191,6 +196,7 @@ class Result:
         return self.mu[:, start:stop]
 
     def _rows(self, name):
+        name = _name_of(name)
         if name in self.constraint_rows:
             return self.constraint_rows[name]
         if name in self.gap_rows:
@@ -201,6 +207,7 @@ class Result:
                        f"{list(self.constraint_rows) + list(self.gap_rows) + list(self.force_elements)}")
 
     def _force_element(self, name):
+        name = _name_of(name)
         if name not in self.force_elements:
             raise KeyError(f"no force element named {name!r}; force elements: {list(self.force_elements)}")
 
@@ -221,7 +228,7 @@ class Result:
         """Energy taken out of the system by force element ``name`` since t[0] (J), shape
         (n_points,): -(work done + change of stored energy). Zero for a conservative law up to
         the time discretisation; None: the sum over all force elements."""
-        names = list(self.force_elements) if name is None else [name]
+        names = list(self.force_elements) if name is None else [_name_of(name)]
         total = np.zeros(len(self.t))
         for n in names:
             self._force_element(n)
@@ -309,6 +316,7 @@ class Result:
         return pd.DataFrame(table)
 
     def _gap_rows(self, name):
+        name = _name_of(name)
         if name not in self.gap_rows:
             raise KeyError(f"no clearance joint named {name!r}; clearance joints: {list(self.gap_rows)}")
         return self.gap_rows[name]
@@ -327,15 +335,17 @@ class Result:
     def contact_point(self, name: str) -> np.ndarray:
         """Contact point of every gap, global, shape (n_points, n_gaps, 3)."""
         self._gap_rows(name)
-        return self.contact_points[name]
+        return self.contact_points[_name_of(name)]
 
     def contact_force_vector(self, name: str) -> np.ndarray:
         """Contact force of every gap on the joint's child body, global, shape
         (n_points, n_gaps, 3) (row 0 is zero)."""
         start, stop, _ = self._gap_rows(name)
-        return np.concatenate([np.zeros((1, stop - start, 3)), self.contact_vectors[name]])
+        return np.concatenate([np.zeros((1, stop - start, 3)),
+                               self.contact_vectors[_name_of(name)]])
 
     def _wrench(self, name, body):
+        name, body = _name_of(name), _name_of(body)
         bodies = self._rows(name)[2]
         if body is None:
             body = bodies[-1]
@@ -394,18 +404,8 @@ class Result:
         problems = _problems(arrays, *_parse_meta(text))
         if problems:
             raise ResultFileError(target, problems, "cannot be written from this result")
-        tmp = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")
-        file = open(tmp, "xb")      # never an existing file; permissions as for any new file
-        try:
-            with file:
-                np.savez_compressed(file, __meta__=np.array(text), **arrays)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        return target
+        return _write_atomically(
+            target, lambda file: np.savez_compressed(file, __meta__=np.array(text), **arrays))
 
     def _arrays(self) -> dict:
         """Every array, by its key in the file."""
@@ -548,9 +548,11 @@ class Result:
         rotation, at the start of each step, where its reactions were evaluated."""
         q0 = getattr(self, "step_start_q", None)
         if q0 is None:
-            if self.info.get("output_every", 1) != 1:
-                raise ValueError("a result saved with output_every > 1 does not keep where "
-                                 "its steps started; joint forces need output_every=1")
+            # a loaded or resampled result: each kept step must start at the point before it
+            if not np.allclose(np.diff(self.t), self.h, rtol=1e-9, atol=0):
+                raise ValueError("this result keeps only some steps (output_every > 1 or "
+                                 "t_eval) and not where they started, which joint forces "
+                                 "need; run with every step kept")
             q0 = self.q[:-1]
         from .rotations import rotation_matrices
 
@@ -652,6 +654,54 @@ class Result:
         modes = self.joint_modes(name)
         return {**split(A, modes["free"], modes["constrained"]), "wrench": A}
 
+    # ------------------------------------------------------------------ tables, animation, 3D view
+    def to_dataframe(self):
+        """The result as a pandas DataFrame, one row per output time, columns
+        ``<body or element>.<quantity>`` (``crank.x``, ``crank.q0``, ``crank.wx``,
+        ``pin.Fx``, ``pin.gap0``, ...; the list in :mod:`nlpdyn.tables`)."""
+        from .tables import to_dataframe
+        return to_dataframe(self)
+
+    def to_csv(self, path) -> Path:
+        """Write :meth:`to_dataframe` to a CSV file (no index column), atomically as
+        :meth:`save` does, floats in their shortest round-trip form; ``pandas.read_csv(path)``
+        reads it back. Returns the path written."""
+        target = Path(path)
+        text = self.to_dataframe().to_csv(index=False)
+        return _write_atomically(target, lambda file: file.write(text.encode()))
+
+    def _at_rows(self, rows) -> "Result":
+        """This result at the output points ``rows`` (increasing indices into ``t``, 0 first);
+        per-step arrays are those of the step ending at each kept point (``simulate``'s
+        ``t_eval``)."""
+        rows = np.asarray(rows, dtype=int)
+        steps = rows[1:] - 1
+
+        def at(arrays, index):
+            return {name: a[index] for name, a in arrays.items()}
+        stats = StepStats(**{f.name: getattr(self.stats, f.name)[steps] for f in fields(StepStats)})
+        return Result(self.t[rows], self.q[rows], self.v[rows], self.h[steps], self.energy[rows],
+                      self.kinetic_energy[rows], self.potential_energy[rows], stats,
+                      self.mu[steps], self.lam[steps], self.gaps[rows], self.body_names,
+                      self.constraint_rows, self.gap_rows, at(self.wrenches, steps),
+                      self.success, self.status, self.message, self.initial_projection,
+                      self.info, at(self.contact_points, rows), at(self.contact_vectors, steps),
+                      self.force_elements, at(self.element_work, rows),
+                      at(self.element_potential, rows), at(self.ledger, rows))
+
+    def animate(self, path, fps: float = 25.0, magnify_clearance: float = 1.0, **options) -> Path:
+        """Write an animation of the bodies' shapes to ``path`` (.gif, or .mp4 with ffmpeg);
+        ``magnify_clearance`` exaggerates the journals' offsets in clearance joints
+        (:func:`nlpdyn.animation.animate`, which lists the other options)."""
+        from .animation import animate
+        return animate(self, path, fps=fps, magnify_clearance=magnify_clearance, **options)
+
+    def view_html(self, path, **options) -> Path:
+        """Write an interactive 3D view to a self-contained HTML file (plotly;
+        :func:`nlpdyn.viewer.view_html`)."""
+        from .viewer import view_html
+        return view_html(self, path, **options)
+
     # ------------------------------------------------------------------ orbit plots
     def plot_orbit(self, joints, system=None, ax=None, title=None):
         """Journal orbit of clearance joints inside their clearance circles (see
@@ -681,6 +731,30 @@ _KIND_NAMES = {"f": "floating point", "i": "integer", "b": "bool", "U": "str"}
 _META_TYPES = {"body_names": list, "constraint_rows": dict, "gap_rows": dict,
                "force_elements": dict, "success": bool, "status": int, "message": str,
                "initial_projection": dict, "info": dict}
+
+
+def _write_atomically(target: Path, write) -> Path:
+    """``write(file)`` into a new temporary file beside ``target`` (binary), flushed to disk
+    and renamed onto ``target``: a write that fails leaves an existing file as it was and no
+    temporary file behind."""
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")
+    file = open(tmp, "xb")      # never an existing file; permissions as for any new file
+    try:
+        with file:
+            write(file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _name_of(key):
+    """The name of a body or element given itself (anything with a str ``name``) or its name."""
+    name = getattr(key, "name", None)
+    return name if isinstance(name, str) and not isinstance(key, str) else key
 
 
 def _npz_path(path) -> Path:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
+import types
 import warnings
 from dataclasses import dataclass, field, fields
 
@@ -12,7 +13,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .assembly import LedgerTotals, Recorder, build_result
-from .checks import is_number
+from .checks import UNIT_NORMALISE, is_number
+from .geometry import describe
 from .joints.ideal import Joint
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
 from .projection import (GapProjector, independent_rows, normalise, position_change,
@@ -122,7 +124,7 @@ class StepperSettings:
     friction_iterations: int = 30
     """Re-solves of a step with joint friction (``LuGreFriction``) until the joints' normal
     forces the step assumed are the ones it produces."""
-    friction_tol: float = 1e-9
+    friction_tol: float = 1e-8
     """Those re-solves stop once no normal force changes by more than this fraction of the
     force scale (m_total (|g| + 1 m/s^2), or the largest normal force if larger)."""
     energy_tol: float = 0.05
@@ -301,10 +303,11 @@ class Stepper:
                               "'ipopt', or set their evaluation to 'explicit'"])
         if settings.form == "explicit" and self.solver != "ipopt" and control != "nlp":
             self.solver = "ipopt"   # the explicit form is an NLP
-        self.t = float(t0)
+        self.t = self.t0 = float(t0)
         q, v = cs.initial_state()
         self.q, self.v, self.initial_projection = self._consistent_start(normalise(q, cs.n_bodies), v)
         self.z = cs.initial_history()
+        self._initial = (self.q, self.v, self.initial_projection)
         # structurally redundant joint rows (an overconstrained loop): solved without them
         self.redundant_rows = []
         self._dropped = self._kept = np.zeros(0, dtype=int)
@@ -315,17 +318,9 @@ class Stepper:
             self._dropped, self._kept = np.array(dropped, dtype=int), np.asarray(keep)
             self.redundant_rows = [(r.name, i - r.start) for i in dropped
                                    for r in cs.constraint_rows if r.start <= i < r.stop]
-        self._warm = {}
-        self._lam_qp = None
-        self._dv, self._dv_h = None, None
-        self._contact_force = None
-        self.gaps = np.asarray(cs.gap(self.q)).ravel()
-        self._active = np.zeros(cs.n_gap, dtype=bool)
-        self._was_open = np.zeros(cs.n_gap, dtype=bool)
         self._projector = None
         self._force_scale = cs.total_mass * (np.linalg.norm(system.gravity) + 1.0)
         self._model_size = cs.model_size
-        self._energy_high = 0.0     # the largest energy in play of a step so far
         # lifting the model by its size at |g| + 1 m/s^2: the round-off floor's scale when
         # nothing moves
         self._energy_unit = self._force_scale * self._model_size
@@ -337,7 +332,7 @@ class Stepper:
             ContactScheme(fallback, settings.gap_iterations, settings.gap_tol, self._force_scale)
             if fallback not in (None, primary) and primary != "linearised" else None)
         self._gap_groups = _gap_groups(cs)
-        self.ledger = LedgerTotals(cs)
+        self._restart()
         self._check_limits = np.full(3, 10 * settings.check_tol)
         clearances = [r.element.min_clearance for r in cs.gap_rows
                       if hasattr(r.element, "min_clearance")]
@@ -364,6 +359,126 @@ class Stepper:
                           f"clearance {min(clearances):g} m: reduce h or use contact iterations "
                           "(gap_iterations > 0)",
                           stacklevel=3)
+
+    # ------------------------------------------------------------------ state and record
+    def _restart(self):
+        """Forget the steps taken (warm starts, contact memory, ledger, record): the next step
+        starts afresh from the current t, q, v, z."""
+        cs = self.cs
+        self._warm = {}
+        self._lam_qp = None
+        self._dv, self._dv_h = None, None
+        self._contact_force = None
+        self.gaps = np.asarray(cs.gap(self.q)).ravel()
+        self._active = np.zeros(cs.n_gap, dtype=bool)
+        self._was_open = np.zeros(cs.n_gap, dtype=bool)
+        self._energy_high = 0.0     # the largest energy in play of a step so far
+        self.program.reset_qp()
+        self.ledger = LedgerTotals(cs)
+        self._log_start = (self.t, self.q, self.v, self.z, self.gaps)
+        self._log = []      # per step: (start, StepInfo, q, v, z at its end)
+
+    def reset(self) -> None:
+        """Back to the initial state (``t0`` and the consistent initial q, v), forgetting
+        every step taken and the record :meth:`result` reads.
+
+        Example
+        -------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> _ = stepper.step()
+        >>> stepper.reset()
+        >>> stepper.t, len(stepper.result().t)
+        (0.0, 1)
+        """
+        self.t = self.t0
+        self.q, self.v, self.initial_projection = self._initial
+        self.z = self.cs.initial_history()
+        self._restart()
+
+    def set_state(self, t: float, q, v) -> None:
+        """Continue from a state of your own: time ``t``, positions ``q`` (7 per body: r, p)
+        and velocities ``v`` (6 per body: rdot global, w' body frame), laid out as one row of
+        ``Result.q`` and ``Result.v`` (``stepper.set_state(res.t[k], res.q[k], res.v[k])``).
+
+        The state is checked against the constraints as the initial one is
+        (``initial_conditions``: projected with the smallest mass-weighted change, reported
+        in ``initial_projection``, or refused). Euler parameters are kept as given, within
+        1e-3 of unit norm (the steps leave an O(h^2) norm error, which joints and forces do
+        not see; a state from a result continues that run exactly). Force
+        elements with a memory (hysteresis) start from their initial memory, and the record
+        that :meth:`result` reads restarts at this state.
+
+        Raises
+        ------
+        ValueError
+            ``t``, ``q`` or ``v`` of the wrong size or not finite (every problem at once).
+        ModelError
+            A state that cannot be made consistent (as for the initial conditions).
+        """
+        cs = self.cs
+        problems = []
+        if not is_number(t):
+            problems.append(f"t must be a finite number, got {t!r}")
+        arrays = {}
+        for label, value, size, layout in (("q", q, cs.nq, "7 per body: r, p"),
+                                           ("v", v, cs.nv, "6 per body: rdot, w'")):
+            arr = np.asarray(value, dtype=float).ravel() if np.ndim(value) else None
+            if arr is None or arr.size != size or not np.all(np.isfinite(arr)):
+                problems.append(f"{label} must be {size} finite numbers ({layout}), got "
+                                f"{np.shape(value)}")
+            arrays[label] = arr
+        if not problems:
+            for k, body in enumerate(cs.bodies):
+                norm = np.linalg.norm(arrays["q"][7 * k + 3:7 * k + 7])
+                if abs(norm - 1) > UNIT_NORMALISE:
+                    problems.append(f"{body.label}: |p| = {norm:.9g}, Euler parameters must be "
+                                    f"within {UNIT_NORMALISE:g} of unit norm")
+        if problems:
+            raise ValueError("; ".join(problems))
+        saved_t, self.t = self.t, float(t)
+        try:
+            self.q, self.v, self.initial_projection = self._consistent_start(arrays["q"],
+                                                                             arrays["v"])
+        except ModelError:
+            self.t = saved_t
+            raise
+        self.z = cs.initial_history()
+        self._restart()
+
+    def result(self, message: str | None = None) -> Result:
+        """The steps taken since construction, :meth:`reset` or :meth:`set_state` as a
+        :class:`~nlpdyn.Result` (the same arrays, ledger and lookups as ``simulate`` gives;
+        ``success`` True, ``message`` ``message`` or "stepped to t = ...").
+
+        Example
+        -------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.0838, 0.0838), position=(0.5, 0, 0))
+        >>> _ = s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 1, 0)))
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> for _ in range(10):
+        ...     _ = stepper.step()
+        >>> stepper.result().position("bar").shape
+        (11, 3)
+        """
+        if self._log is None:
+            raise RuntimeError("this stepper's steps are recorded by simulate(), which returns them")
+        t, q, v, z, gaps = self._log_start
+        state = types.SimpleNamespace(t=t, q=q, v=v, z=z, gaps=gaps, ledger=())
+        recorder = Recorder(state)
+        for k, (start, info, q, v, z) in enumerate(self._log, 1):
+            state.t, state.q, state.v, state.z, state.ledger = info.t, q, v, z, range(k)
+            recorder.step(state, start, info)
+        res = build_result(self, recorder, 0, message or f"stepped to t = {self.t:.9g}")
+        res.info["geometry"] = describe(self.system)
+        note = self.discretisation_note()
+        if note:
+            res.info["warnings"] = [note]
+        return res
 
     # ------------------------------------------------------------------ initial conditions
     def _consistent_start(self, q, v):
@@ -449,8 +564,14 @@ class Stepper:
             h_min, h_max = self.h_min, self.h_max
         if self.step_control == "adaptive":
             h_max = self._predict_contact_step(h_min, h_max)
+        if len(self.cs.normal_force_slots):
+            self.z = self.z.copy()      # the step sets h and normal forces in its own memory
+        start = self.last_start = (self.t, self.q, self.v, self.z)
         outcome, retries = self._solve_with_retries(h_min, h_max)
-        return self._accept(outcome, retries, time.perf_counter() - tic)
+        info = self._accept(outcome, retries, time.perf_counter() - tic)
+        if self._log is not None:
+            self._log.append((start, info, self.q, self.v, self.z))  # for result(): references only
+        return info
 
     def _solve_with_retries(self, h_min, h_max):
         reasons = []
@@ -549,24 +670,37 @@ class Stepper:
     def _solve(self, kind, bounds, q_lin, curvature, jacobian_at):
         """One solve of the step program (gaps linearised at ``q_lin``, None: the start of the
         step); returns (StepSolution, finish outputs). With joint friction, a fixed-h step is
-        re-solved until the normal forces in its memory are the ones it produces."""
-        slots = self.cs.normal_force_slots
-        if not len(slots) or (kind == "nlp" and self._bisect_h):   # bisection's solves iterate
+        re-solved until the normal forces in its memory are the ones it produces (in the
+        QP's Newton iterations, or around the other solvers)."""
+        if not len(self.cs.normal_force_slots) or (kind == "nlp" and self._bisect_h):
             return self._solve_once(kind, bounds, q_lin, curvature, jacobian_at)
         self.z[self.cs.step_size_slots] = bounds[1]
-        st = self.settings
-        for _ in range(st.friction_iterations):
+        if kind == "qp":
+            return self._solve_qp(bounds[1], q_lin, curvature, jacobian_at)
+        for _ in range(self.settings.friction_iterations):
             sol, out = self._solve_once(kind, bounds, q_lin, curvature, jacobian_at)
-            if not (sol.success and np.isfinite(out[2]).all()):
+            # a variable-h solve is not iterated: its fixed-h re-solves are
+            if not sol.success or self._normal_forces_met(out) or kind == "nlp":
                 return sol, out
-            f_n = self._normal_forces(out[2])
-            change = np.abs(f_n - self.z[slots]).max()
-            if change <= st.friction_tol * max(self._force_scale, np.abs(f_n).max()) \
-                    or kind == "nlp":     # a variable-h solve: its fixed-h re-solves iterate
-                return sol, out
-            self.z[slots] = f_n
+        return self._normal_forces_failed(sol)
+
+    def _normal_forces_met(self, out) -> bool:
+        """Whether the friction elements' normal forces in the memory are the step's (within
+        ``friction_tol``); if not, the memory takes the step's."""
+        f_n = self._normal_forces(out[2])
+        slots = self.cs.normal_force_slots
+        change = np.abs(f_n - self.z[slots]).max()
+        self._normal_force_change = change
+        if change <= self.settings.friction_tol * max(self._force_scale, np.abs(f_n).max()):
+            return True
+        self.z[slots] = f_n
+        return False
+
+    def _normal_forces_failed(self, outcome):
+        sol, out = outcome
         sol.success = False
-        sol.status = f"joint normal forces changing by {change:.3e} N after {st.friction_iterations} solves"
+        sol.status = (f"joint normal forces changing by {self._normal_force_change:.3e} N after "
+                      f"{self.settings.friction_iterations} solves")
         return sol, out
 
     def _normal_forces(self, mu):
@@ -636,21 +770,32 @@ class Stepper:
 
     def _solve_qp(self, h, q_lin, curvature, jacobian_at):
         """The fixed-h QP; with implicit force elements, Newton iterations (one QP each, forces
-        linearised at the previous iterate) until the EOM holds with the end-of-step forces."""
+        linearised at the previous iterate) until the EOM holds with the end-of-step forces,
+        and with joint friction until its normal forces are the step's."""
         st = self.settings
-        y_imp = self._y_guess(h) if self.program.has_implicit else None
+        implicit, friction = self.program.has_implicit, bool(len(self.cs.normal_force_slots))
+        y_imp = self._y_guess(h) if implicit else None
         sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z, self._lam_qp,
                                          curvature, y_imp, jacobian_at)
-        if not self.program.has_implicit:
+        if not (implicit or friction):
             return sol, out
-        for it in range(st.implicit_iterations):
-            if not np.isfinite(out[-1][2]) or out[-1][2] <= st.implicit_tol:
+        limit = max(st.implicit_iterations if implicit else 0,
+                    st.friction_iterations if friction else 0)
+        met = True
+        for it in range(limit):
+            if not np.isfinite(out[-1][2]):
+                break
+            met = not friction or self._normal_forces_met(out)
+            if met and (not implicit or out[-1][2] <= st.implicit_tol):
                 break
             sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z,
                                              -np.concatenate((sol.P_eq, sol.P_g)), curvature, sol.y,
                                              jacobian_at)
-        sol.iterations = it + 1 if st.implicit_iterations else 1
-        return sol, out
+        else:
+            if friction and limit:
+                met = self._normal_forces_met(out)
+        sol.iterations = it + 1 if limit else 1
+        return (sol, out) if met else self._normal_forces_failed((sol, out))
 
     def _y_guess(self, h):
         """Scaled end-of-step velocity guess for the implicit linearisation: the last step's
@@ -846,13 +991,52 @@ def _solver_option_problems(qp_plugin, settings) -> list[str]:
     return problems
 
 
+def _output_times(t_eval, t0, t_end, output_every, problems):
+    """``t_eval`` as a float array (None stays None); what is wrong with it goes to ``problems``."""
+    if t_eval is None:
+        return None
+    try:
+        times = np.asarray(t_eval, dtype=float).ravel()
+    except (TypeError, ValueError):
+        problems.append(f"t_eval must be numbers, got {t_eval!r}")
+        return None
+    if not (times.size and np.all(np.isfinite(times)) and np.all(np.diff(times) > 0)
+            and times[0] >= t0 and times[-1] <= t_end):
+        problems.append(f"t_eval must be finite times, increasing, within [t0, t_end] = [{t0}, "
+                        f"{t_end}], got {times.tolist() if times.size <= 8 else times.size}")
+    if output_every != 1:
+        problems.append(f"t_eval and output_every = {output_every!r} exclude each other")
+    return times
+
+
+def _close(t) -> float:
+    """Times within this of ``t`` are ``t`` (the steps' round-off)."""
+    return 1e-12 * max(1.0, abs(t))
+
+
+def _next_time(times, t, t_end) -> float:
+    """The first of ``times`` after ``t`` (beyond round-off), else ``t_end``."""
+    k = np.searchsorted(times, t + _close(t), side="right")
+    return float(times[k]) if k < len(times) else t_end
+
+
+def _rows_at(t, times) -> np.ndarray:
+    """Indices of the output points at ``times`` (to round-off), with the first and last."""
+    if len(t) == 1:                 # a run that failed at its first step
+        return np.zeros(1, dtype=int)
+    k = np.clip(np.searchsorted(t, times), 1, len(t) - 1)
+    k = np.where(np.abs(t[k - 1] - times) < np.abs(t[k] - times), k - 1, k)
+    hit = np.abs(t[k] - times) <= [_close(x) for x in times]
+    return np.unique(np.r_[0, k[hit], len(t) - 1])
+
+
 def _as_dict(settings):
     return {f.name: getattr(settings, f.name) for f in fields(settings)}
 
 
 def simulate(system: System, t_end: float, h, settings: StepperSettings | None = None,
              progress: bool | None = None, t0: float = 0.0, output_every: int = 1,
-             **options) -> Result:
+             t_eval=None, **options) -> Result:
     """Simulate ``system`` from ``t0`` to ``t_end``.
 
     Parameters
@@ -872,6 +1056,12 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
         ledger and the run's counters (``res.info["run"]``) still cover every step. The
         per-step arrays (``h``, ``stats``, multipliers, forces) are those of the step ending
         at each kept point.
+    t_eval : array_like, optional
+        Output times, increasing, within [t0, t_end]: the steps are cut to end at each of
+        them (a step that would pass one ends there), and the result keeps the initial
+        point, these times and the last point reached (t_end, or where a failed run
+        stopped); per-step arrays and counters as for ``output_every``, which must then
+        be 1.
 
     Returns
     -------
@@ -890,12 +1080,14 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     if isinstance(output_every, bool) or not (isinstance(output_every, (int, np.integer))
                                               and output_every >= 1):
         problems.append(f"output_every must be a whole number >= 1, got {output_every!r}")
+    times = _output_times(t_eval, t0, t_end, output_every, problems)
     if problems:
         raise ModelError(problems)
     tic = time.perf_counter()
     stepper = Stepper(system, h, settings, t0=t0, **options)
     setup = time.perf_counter() - tic
     recorder = Recorder(stepper, output_every)
+    stepper._log = None       # the recorder keeps what the result needs (output_every)
     status, message = 0, "reached t_end"
     bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
                bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
@@ -906,8 +1098,8 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
                 start = (stepper.t, stepper.q, stepper.v, stepper.z)
                 saved = (stepper.gaps, len(stepper.ledger))
                 try:
-                    info = stepper.step(t_end)
-                    recorder.step(stepper, start, info)
+                    info = stepper.step(t_end if times is None else _next_time(times, stepper.t, t_end))
+                    recorder.step(stepper, stepper.last_start, info)
                 except StepFailure as err:
                     status, message = -1, str(err)
                     break
@@ -933,7 +1125,10 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
             bar.close()
         recorder.finish(stepper)
         res = build_result(stepper, recorder, status, message)
-        res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic)
+        if times is not None:
+            res = res._at_rows(_rows_at(res.t, times))
+        res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic,
+                        geometry=describe(system))
         note = stepper.discretisation_note()
         if note:
             res.info["warnings"] = [note]

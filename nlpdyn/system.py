@@ -56,15 +56,34 @@ class System:
             raise RuntimeError("the system is compiled and locked; build a new System to change it")
 
     def add_body(self, name, mass, inertia, position=(0, 0, 0), orientation=(1, 0, 0, 0),
-                 velocity=(0, 0, 0), angular_velocity=(0, 0, 0)) -> RigidBody:
-        """Add a rigid body (see :class:`~nlpdyn.body.RigidBody`; angular velocity in the body frame)."""
+                 velocity=(0, 0, 0), angular_velocity=(0, 0, 0), geometry=None) -> RigidBody:
+        """Add a rigid body (see :class:`~nlpdyn.body.RigidBody`; angular velocity in the
+        body frame; ``geometry`` the shapes that draw it)."""
         self._check_open()
-        body = RigidBody(name, mass, inertia, position, orientation, velocity, angular_velocity)
+        body = RigidBody(name, mass, inertia, position, orientation, velocity, angular_velocity,
+                         geometry=geometry)
         self.bodies.append(body)
         return body
 
+    def set_geometry(self, body, geometry) -> None:
+        """Draw ``body`` (the body or its name) with ``geometry``: a shape or a list of
+        shapes (``nd.Box``, ``nd.Cylinder``, ``nd.Sphere``, ``nd.Link``; body frame, from the
+        centre of mass), None for the default (:mod:`nlpdyn.geometry`). Allowed after a run:
+        shapes only draw.
+
+        Example
+        -------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> s.set_geometry("ball", nd.Sphere(radius=0.05))
+        """
+        body = self.body(body) if isinstance(body, str) else body
+        body.geometry = geometry
+
     def add_joint(self, joint):
-        """Add an ideal joint, driver, programmed constraint or clearance joint."""
+        """Add an ideal joint, driver, programmed constraint or clearance joint; one added
+        without a name gets one here (``revolute1``, ...), used by the result's lookups."""
         self._check_open()
         if isinstance(joint, UnilateralConstraint):
             self.gaps.append(joint)
@@ -72,14 +91,17 @@ class System:
             self.constraints.append(joint)
         else:
             raise TypeError(f"add_joint expects a joint or constraint, got {type(joint).__name__}")
+        self._give_name(joint)
         return joint
 
     def add_force(self, force: ForceElement):
-        """Add a force element (point load, spring-damper, ...). Gravity is added automatically."""
+        """Add a force element (point load, spring-damper, ...), naming it like
+        :meth:`add_joint`. Gravity is added automatically."""
         self._check_open()
         if not isinstance(force, ForceElement):
             raise TypeError(f"add_force expects a force element, got {type(force).__name__}")
         self.forces.append(force)
+        self._give_name(force)
         return force
 
     def body(self, name: str) -> RigidBody:
@@ -93,13 +115,16 @@ class System:
         return [*self.constraints, *self.gaps, *self.forces]
 
     # ---------------------------------------------------------------- validation
+    def _give_name(self, el):
+        """Name an element added without one (``revolute1``, ``hinge_rotation`` for a driver
+        of the joint ``hinge``, ...), so that ``joint.name`` is known from ``add_joint`` on."""
+        if el.name is None:
+            taken = {e.name for e in self.elements} | {b.name for b in self.bodies}
+            el.name = el.default_name(taken | {self.ground.name, *RESERVED_NAMES})
+
     def _name_elements(self):
-        counts: dict[str, int] = {}
-        for el in self.elements:
-            if el.name is None:
-                base = type(el).__name__.lower()
-                counts[base] = counts.get(base, 0) + 1
-                el.name = f"{base}{counts[base]}"
+        for el in self.elements:        # a name set back to None after add_*
+            self._give_name(el)
 
     def _name_problems(self) -> list[str]:
         """Names are one namespace (bodies, the ground, elements, the built-in gravity)."""
@@ -259,9 +284,10 @@ def _snapshot(value, seen):
     if id(value) in seen:
         return ("seen", seen[id(value)])
     seen[id(value)] = len(seen)
-    # ``_cache``: data an element derives from its parameters, not a parameter
+    # ``_cache``: data an element derives from its parameters; ``geometry``: a body's shapes,
+    # which only draw
     return (_Same(type(value)), tuple((k, _snapshot(v, seen)) for k, v in vars(value).items()
-                                      if k != "_cache"))
+                                      if k not in ("_cache", "geometry")))
 
 
 def _fingerprint(system: System):

@@ -30,8 +30,8 @@ from typing import Callable
 import numpy as np
 
 from . import (bricard, chain, clearance_pendulum, clearance_slider, flexible_base,
-               four_bar_chain, free_top, pendulum, prismatic_slider, rom_pendulum, slider_crank,
-               spherical_pendulum, stick_slip, triple_pendulum)
+               four_bar_chain, free_top, manipulator, pendulum, prismatic_slider, rom_pendulum,
+               rpsup, slider_crank, spherical_pendulum, stick_slip, triple_pendulum)
 
 
 def parse_bool(text: str) -> bool:
@@ -438,6 +438,38 @@ PROBLEMS["stick_slip"] = Problem(
     _stick_slip_report,
     options={"pull": Option(float, "speed of the spring's far end [m/s]", positive=True)},
     draw=_stick_slip_draw)
+
+
+def _programmed_path_report(module):
+    def report(res, args):
+        return (f"checked: the end effector on its programmed path (the constraint 'path'): "
+                f"largest error {module.path_error(res).max():.2e} m; energy ledger closes to "
+                f"{manipulator.ledger_closure(res)[0]:.1e} of its energy scale")
+    return report
+
+
+_SEED3_VARIANTS = {
+    "rigid": Variant("rigid base and links, ideal joints"),
+    "flexible_base": Variant("base on spring-damper supports", {"flexible_base": True}),
+    "flexible_link": Variant("one link as rigid finite elements", {"flexible_link": True}),
+    "friction": Variant("LuGre friction in the joints", {"friction": True}),
+    "all": Variant("flexible base and link, friction",
+                   {"flexible_base": True, "flexible_link": True, "friction": True}),
+}
+_SEED3_OPTIONS = {
+    "link_elements": Option(int, "rigid finite elements of the flexible link", positive=True,
+                            variants=("flexible_link", "all")),
+    "link_softening": Option(float, "divides the flexible link's E and G", positive=True,
+                             variants=("flexible_link", "all")),
+}
+PROBLEMS["manipulator"] = Problem(
+    manipulator.build, manipulator.T_END, 1e-3, ("link1", "link3", "link5"),
+    "seed 003's 5-DOF manipulator, end effector on a programmed rectangle ABCD (data ours)",
+    _programmed_path_report(manipulator), variants=_SEED3_VARIANTS, options=_SEED3_OPTIONS)
+PROBLEMS["rpsup"] = Problem(
+    rpsup.build, rpsup.T_END, 1e-3, ("link1", "link2", "link4"),
+    "seed 003's RPSUP closed loop, end effector on a rectangle in a plane at 45 deg (data ours)",
+    _programmed_path_report(rpsup), variants=_SEED3_VARIANTS, options=_SEED3_OPTIONS)
 
 from . import trough  # noqa: E402
 

@@ -171,3 +171,16 @@ def test_stick_slip_converges_to_an_independent_integrator():
         assert abs(ss.stick_fraction(res.velocity("block")[:, 0]) - ss.stick_fraction(v)) < 2e-3
     assert 1.8 < errors[0] / errors[1] < 2.3
     assert errors[1] < 1e-3
+
+
+def test_a_stepper_loop_records_what_simulate_records():
+    """Stepper.step() and simulate() give the same friction data (the memory each step
+    sets for itself is kept per step)."""
+    res = nd.simulate(_block(3.5), 0.02, h=1e-3, progress=False)
+    stepper = nd.Stepper(_block(3.5), 1e-3)
+    while stepper.t < 0.02 - 1e-12:
+        stepper.step(0.02)
+    mine = stepper.result()
+    for lookup in ("friction_force", "friction_normal_force", "friction_state"):
+        np.testing.assert_array_equal(getattr(mine, lookup)("friction"),
+                                      getattr(res, lookup)("friction"))

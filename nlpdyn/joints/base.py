@@ -11,17 +11,20 @@ import casadi as ca
 import numpy as np
 
 from ..body import BodyState, RigidBody
-from ..checks import as_vector, is_vector, vector_problems
+from ..checks import UNIT_NORMALISE, as_vector, is_vector, vector_problems
 
 UNIT_TOL = 1e-9
 
 
 def check_unit(vec, label: str, owner: str) -> list[str]:
+    """[] for a unit vector (to ``UNIT_TOL``), else one message. Constructors normalise what
+    is within ``checks.UNIT_NORMALISE`` of unit (``checks.as_unit_vector``)."""
     vec = as_vector(vec)
     if not is_vector(vec):
         return vector_problems(owner, label, vec)
     if abs(np.linalg.norm(vec) - 1) > UNIT_TOL:
-        return [f"{owner}: {label} must be a unit vector, |{label}| = {np.linalg.norm(vec):.12g}"]
+        return [f"{owner}: {label} must be a unit vector, |{label}| = {np.linalg.norm(vec):.12g} "
+                f"(constructors normalise within {UNIT_NORMALISE:g} of 1)"]
     return []
 
 
@@ -46,6 +49,19 @@ class Element:
     @property
     def label(self) -> str:
         return f"{self.kind} (unnamed)" if self.name is None else f"{self.kind} '{self.name}'"
+
+    def default_name(self, taken) -> str:
+        """The name :class:`~nlpdyn.System` gives this element when added without one: the
+        class name and the first number not in ``taken`` (a set of names)."""
+        return _first_free(type(self).__name__.lower(), taken)
+
+
+def _first_free(base, taken) -> str:
+    """``base1``, ``base2``, ...: the first not in ``taken``."""
+    k = 1
+    while f"{base}{k}" in taken:
+        k += 1
+    return f"{base}{k}"
 
 
 class BilateralConstraint(Element):

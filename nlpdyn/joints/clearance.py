@@ -11,8 +11,8 @@ from __future__ import annotations
 import casadi as ca
 import numpy as np
 
-from ..checks import (as_array, as_number, as_vector, is_vector, number_problems, show,
-                      vector_problems)
+from ..checks import (as_array, as_number, as_unit_vector, as_vector, is_vector,
+                      number_problems, show, vector_problems)
 from ..rotations import perpendicular_pair
 from .base import UnilateralConstraint, check_unit, smooth_norm
 from .ideal import Cylindrical, Prismatic, Revolute, Spherical
@@ -30,9 +30,9 @@ class ClearanceJoint(UnilateralConstraint):
     def __init__(self, parent, child, point, clearance, name=None):
         self.parent, self.child = parent, child
         self.bodies = (parent, child)
+        self.name = name
         self.point = as_vector(point)
         self.clearance = as_number(clearance)
-        self.name = name
 
     def problems(self):
         out = super().problems() + vector_problems(self.label, "point", self.point)
@@ -90,7 +90,7 @@ class CylindricalClearance(_AxialMixin, ClearanceJoint):
     def __init__(self, parent, child, point, axis, radius, clearance, length, name=None,
                  offset=(0.0, 0.0, 0.0)):
         super().__init__(parent, child, point, clearance, name)
-        self.axis = as_vector(axis)
+        self.axis = as_unit_vector(axis, self.label, "axis")
         self.radius, self.length = as_number(radius), as_number(length)
         self.offset = as_vector(offset)
 
@@ -223,12 +223,13 @@ class PrismaticClearance(ClearanceJoint):
     def __init__(self, parent, child, point, axis, profile, clearance, length, section_x=None,
                  name=None):
         super().__init__(parent, child, point, clearance, name)
-        self.axis = as_vector(axis)
+        self.axis = as_unit_vector(axis, self.label, "axis")
         self.profile = as_array(profile)
         self.length = as_number(length)
         if section_x is None and is_vector(self.axis) and np.linalg.norm(self.axis) > 0:
             section_x = perpendicular_pair(self.axis / np.linalg.norm(self.axis))[0]
-        self.section_x = None if section_x is None else as_vector(section_x)
+        self.section_x = (None if section_x is None
+                          else as_unit_vector(section_x, self.label, "section_x"))
         self.n_gaps = 4 * len(self.profile) if self._profile_shape_ok() else 0
 
     def _profile_shape_ok(self) -> bool:

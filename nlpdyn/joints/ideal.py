@@ -10,8 +10,8 @@ import casadi as ca
 import numpy as np
 
 from ..body import BodyState, RigidBody
-from ..checks import (as_number, as_vector, call_user_function, number_problems,
-                      signature_problems, vector_problems)
+from ..checks import (as_number, as_unit_vector, as_vector, call_user_function,
+                      number_problems, signature_problems, vector_problems)
 from ..rotations import perpendicular_pair
 from .base import BilateralConstraint, check_unit
 from .modes import JointModes, twists
@@ -32,9 +32,9 @@ class Joint(BilateralConstraint):
     def __init__(self, parent: RigidBody, child: RigidBody, point, axis=None, name=None):
         self.parent, self.child = parent, child
         self.bodies = (parent, child)
-        self.point = as_vector(point)
-        self.axis = None if axis is None else as_vector(axis)
         self.name = name
+        self.point = as_vector(point)
+        self.axis = None if axis is None else as_unit_vector(axis, self.label, "axis")
 
     def problems(self) -> list[str]:
         out = super().problems() + vector_problems(self.label, "point", self.point)
@@ -166,8 +166,8 @@ class Universal(Joint):
 
     def __init__(self, parent, child, point, axis1, axis2, name=None):
         super().__init__(parent, child, point, None, name)
-        self.axis1 = as_vector(axis1)
-        self.axis2 = as_vector(axis2)
+        self.axis1 = as_unit_vector(axis1, self.label, "axis1")
+        self.axis2 = as_unit_vector(axis2, self.label, "axis2")
 
     def problems(self):
         out = super().problems()
@@ -270,6 +270,7 @@ class KinematicExcitation(BilateralConstraint):
 
     kind = "kinematic excitation"
     n_equations = 1
+    suffix = "excitation"
 
     def __init__(self, joint: Joint, mode: int, kappa=None, eta=None, name=None):
         self.joint = joint
@@ -279,6 +280,14 @@ class KinematicExcitation(BilateralConstraint):
         self.eta = eta if callable(eta) else as_number(eta)
         joint_name = getattr(joint, "name", None)
         self.name = name or (f"{joint_name}_excitation" if joint_name else None)
+
+    def default_name(self, taken) -> str:
+        """``<joint>_excitation`` (a driver's ``<joint>_rotation`` or ``_translation``) when
+        its joint is named, else the class name and a number."""
+        joint_name = getattr(self.joint, "name", None)
+        if isinstance(joint_name, str) and f"{joint_name}_{self.suffix}" not in taken:
+            return f"{joint_name}_{self.suffix}"
+        return super().default_name(taken)
 
     def problems(self):
         out = super().problems()
