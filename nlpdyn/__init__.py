@@ -41,6 +41,8 @@ from .joints import (BilateralConstraint, ClearanceJoint, Cylindrical, Cylindric
                      Prismatic, PrismaticClearance, Programmed, Revolute, RevoluteClearance,
                      RotationDriver, Spherical, SphericalClearance, TranslationDriver,
                      UnilateralConstraint, Universal)
+from .joints import (JointModes, KinematicExcitation, Planar, PlanarTranslation, Screw,
+                     VelocityConstraint)
 from .flexible import add_flexible_link
 from .geometry import Box, Cylinder, Link, Sphere
 from .ode import simulate_ode
@@ -64,5 +66,7 @@ __all__ = [
     "TranslationStop", "RotationStop", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
     "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version",
     "RangeOfMotionCone",
+    "KinematicExcitation", "Screw", "Planar", "PlanarTranslation", "JointModes",
+    "VelocityConstraint",
     "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "sweep", "Result", "ResultFileError", "StepStats",
 ]

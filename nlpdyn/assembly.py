@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from .forces.elements import Gravity
+from .joints.clearance import ClearanceJoint
+from .joints.ideal import Joint, KinematicExcitation, Universal
 from .result import Result, StepStats
 from .rotations import rotation_matrices
 
@@ -225,17 +227,51 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
             "contact_fallback": stepper.settings.contact_fallback,
             "impact_gap": stepper.settings.gap_tol, "output_every": rec.every,
             "redundant_rows": [list(r) for r in stepper.redundant_rows],
-            "run": dict(rec.run)}
+            "run": dict(rec.run), "joints": joint_descriptions(cs)}
     force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
     zs = np.asarray(rec.zs).reshape(len(t), cs.n_history)
     memory = {r.name: zs[:, r.start:r.stop] for r in cs.history_rows}
     friction = np.asarray(cs.friction_force.map(n)(t[None, 1:], q[1:].T, v[1:].T, start_z.T)
                           ).reshape(len(cs.friction_rows), n) if n else np.zeros((0, 0))
     friction = {r.name: friction[j] for j, r in enumerate(cs.friction_rows)}
-    return Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,
-                  [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
-                  message, stepper.initial_projection, info, contact_points, contact_vectors,
-                  force_elements, work, element_pot, ledger, memory, friction, friction_vectors)
+    res = Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,
+                 [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
+                 message, stepper.initial_projection, info, contact_points, contact_vectors,
+                 force_elements, work, element_pot, ledger, memory, friction,
+                 friction_vectors)
+    res.step_start_q = start_q      # where each step's reactions were evaluated
+    return res
+
+
+def joint_descriptions(cs) -> dict:
+    """Per ideal or clearance joint, what ``Result.joint_modes`` and ``joint_forces`` need
+    (JSON-ready):
+    its bodies, its frame's axes (columns) and the child's attachment point in the parent's
+    and the child's body frames, its modes at the initial configuration, and the kinematic
+    excitations (drivers included) acting on it."""
+    excitations = {}
+    for r in cs.constraint_rows:
+        el = r.element
+        if isinstance(el, KinematicExcitation):
+            excitations.setdefault(id(el.joint), []).append(el)
+    out = {}
+    for r in [*cs.constraint_rows, *cs.gap_rows]:
+        el = r.element
+        if not isinstance(el, (Joint, ClearanceJoint)):
+            continue
+        parent, child = el.bodies
+        modes = el.modes()
+        found = excitations.get(id(el), [])
+        out[el.name] = {
+            "parent": parent.name, "child": child.name,
+            "frame": parent.local_vector(el.frame()).tolist(),
+            "child_point": child.local_point(el.point).tolist(),
+            "free": modes.free.tolist(), "constrained": modes.constrained.tolist(),
+            "excitations": [[x.name, x.reaction_point() is not None] for x in found],
+            "excited_modes": [int(x.mode) for x in found]}
+        if isinstance(el, Universal):
+            out[el.name]["child_axis"] = child.local_vector(el.axis2).tolist()
+    return out
 
 
 def _force_wrenches(cs, t0, q0, v0, z0, t1, q1, v1):

@@ -572,6 +572,124 @@ class Result:
         from .plotting import plot_result
         return plot_result(self, *args, **kwargs)
 
+    # ------------------------------------------------------------------ joint modes
+    def _joint_data(self, name):
+        joints = self.info.get("joints", {})
+        if name not in joints:
+            raise KeyError(f"no ideal or clearance joint named {name!r}; joints: {list(joints)}")
+        return joints[name]
+
+    def _joint_frames(self, data):
+        """Per step: the joint frame's axes (global, columns; (n_steps, 3, 3)) and the child's
+        rotation, at the start of each step, where its reactions were evaluated."""
+        q0 = getattr(self, "step_start_q", None)
+        if q0 is None:
+            # a loaded or resampled result: each kept step must start at the point before it
+            if not np.allclose(np.diff(self.t), self.h, rtol=1e-9, atol=0):
+                raise ValueError("this result keeps only some steps (output_every > 1 or "
+                                 "t_eval) and not where they started, which joint forces "
+                                 "need; run with every step kept")
+            q0 = self.q[:-1]
+        from .rotations import rotation_matrices
+
+        def rotation(body):
+            if body not in self.body_names:     # the ground
+                return np.broadcast_to(np.eye(3), (len(q0), 3, 3))
+            k = self.body_names.index(body)
+            return rotation_matrices(q0[:, 7 * k + 3:7 * k + 7])
+        return rotation(data["parent"]) @ np.array(data["frame"]), rotation(data["child"])
+
+    def joint_modes(self, name: str) -> dict:
+        """Mode vectors of joint ``name`` (seed 004, eqs. 3.18-3.19), in twist coordinates
+        [Omega; V] of the child relative to the parent, resolved in the parent's joint frame
+        (``joint.frame()``). A clearance joint has its nominal ideal joint's modes.
+
+        Returns
+        -------
+        dict
+            ``"free"`` (6, f), ``"constrained"`` (6, 6 - f) and ``"dual"`` (6, 6) =
+            inv([free, constrained]).T; ``"excited"``: the columns of ``constrained`` that
+            kinematic excitations (drivers included) prescribe, the joint's free modes they
+            took over. A universal joint's modes follow its angle: arrays per step,
+            (n_steps, 6, k), at each step's start.
+
+        Example
+        -------
+        >>> res.joint_modes("pivot")["free"].ravel()                  # doctest: +SKIP
+        array([0., 0., 1., 0., 0., 0.])
+        """
+        from .joints.modes import JointModes
+        data = self._joint_data(name)
+        free = np.array(data["free"], dtype=float).reshape(6, -1)
+        constrained = np.array(data["constrained"], dtype=float).reshape(6, -1)
+        if "child_axis" in data:                # universal joint: axis2 as the child carries it
+            E, R_child = self._joint_frames(data)
+            u = np.einsum("nji,njk,k->ni", E, R_child, np.array(data["child_axis"]))
+            e1 = np.broadcast_to(np.eye(3)[0], u.shape)
+            zero = np.zeros_like(u)
+            free = np.stack([np.c_[e1, zero], np.c_[u, zero]], axis=-1)
+            constrained = np.concatenate([np.c_[np.cross(e1, u), zero][..., None],
+                                          np.broadcast_to(np.r_[np.zeros((3, 3)), np.eye(3)],
+                                                          (len(u), 6, 3))], axis=-1)
+            return {"free": free, "constrained": constrained, "excited": [],
+                    "dual": np.linalg.inv(np.concatenate([free, constrained], axis=-1))
+                    .transpose(0, 2, 1)}
+        return JointModes(free, constrained).excite(data["excited_modes"]).as_dict()
+
+    def joint_forces(self, name: str, applied=()) -> dict:
+        """The interaction across joint ``name`` (ideal, or clearance: its contacts) split
+        along its modes (seed 004, eqs. 3.28-3.34), per step (aligned with ``t[1:]``).
+
+        A = [moment; force] is the wrench on the child, the moment about the child's
+        attachment point (the joint point), resolved in the parent's joint frame: the joint's
+        reaction (``reaction_force``, ``reaction_torque``), that of every kinematic excitation
+        or driver on the joint, and that of the force elements named in ``applied`` (springs,
+        motors acting across the joint: the seed's applied interactions A_e).
+
+        Parameters
+        ----------
+        name : str
+            The joint.
+        applied : sequence of str
+            Force elements acting on the joint's child whose wrenches count in A.
+
+        Returns
+        -------
+        dict
+            ``"applied"`` (n_steps, f) = phi^T A, the generalised applied forces along the
+            free modes (zero for an ideal joint alone; what a motor or spring in ``applied``
+            carries); ``"constraint"`` (n_steps, 6 - f) = phi_bar^T A, the generalised
+            constraint forces along the constrained modes (an excited mode's column is the
+            force that maintains the excitation); ``"wrench"`` (n_steps, 6): A.
+
+        Example
+        -------
+        >>> f = res.joint_forces("pivot", applied=["motor"])             # doctest: +SKIP
+        >>> f["applied"][:, 0]       # the motor torque about the axis   # doctest: +SKIP
+        """
+        from .joints.modes import split
+        data = self._joint_data(name)
+        E, R_child = self._joint_frames(data)
+        arm = R_child @ np.array(data["child_point"])           # joint point - child's CoM
+        members = [(name, True)] + [tuple(x) for x in data["excitations"]]
+        for element in applied:
+            self._force_element(element)
+            members.append((element, False))
+        force = np.zeros((len(E), 3))
+        moment = np.zeros((len(E), 3))
+        for element, about_point in members:
+            wrench = self._wrench(element, data["child"])
+            if not about_point:
+                if data["child"] not in self.body_names:
+                    raise ValueError(f"{element!r}: moments about the ground's centre of mass "
+                                     f"do not add up; make {name!r}'s child a body")
+                wrench = np.c_[wrench[:, :3], wrench[:, 3:] - np.cross(arm, wrench[:, :3])]
+            force += wrench[:, :3]
+            moment += wrench[:, 3:]
+        A = np.c_[np.einsum("nji,nj->ni", E, moment), np.einsum("nji,nj->ni", E, force)]
+        modes = self.joint_modes(name)
+        return {**split(A, modes["free"], modes["constrained"]), "wrench": A}
+
     # ------------------------------------------------------------------ tables, animation, 3D view
     def to_dataframe(self):
         """The result as a pandas DataFrame, one row per output time, columns
@@ -605,7 +723,8 @@ class Result:
                       self.success, self.status, self.message, self.initial_projection,
                       self.info, at(self.contact_points, rows), at(self.contact_vectors, steps),
                       self.force_elements, at(self.element_work, rows),
-                      at(self.element_potential, rows), at(self.ledger, rows))
+                      at(self.element_potential, rows), at(self.ledger, rows),
+                      friction_vectors=at(self.friction_vectors, steps))
 
     def animate(self, path, fps: float = 25.0, magnify_clearance: float = 1.0, **options) -> Path:
         """Write an animation of the bodies' shapes to ``path`` (.gif, or .mp4 with ffmpeg);

@@ -107,6 +107,8 @@ class StepProgram:
         self.has_implicit = bool(cs.implicit_elements)
         b_imp = h * Linv @ cs.forces_implicit(t0 + h, q0 + h * qdot, v, z_step)
         rows_eq = cs.phi(q0, t0) / h + cs.phi_q(q0, t0) @ qdot + cs.phi_t(q0, t0)
+        if cs.n_velocity_rows:      # velocity-level rows C v - zeta (zeta is in phi_t)
+            rows_eq = rows_eq + cs.velocity_rows_jacobian(q0, t0) @ v
         A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
         self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, z=z,
                          rows_eq=rows_eq, A_eq=A_eq, b_imp=b_imp, qdot=qdot)

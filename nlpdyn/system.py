@@ -13,6 +13,7 @@ from .checks import (ModelError, as_number, as_vector, failure_reason, is_number
 from .forces.base import ForceElement
 from .forces.elements import Gravity
 from .joints.base import BilateralConstraint, Element, UnilateralConstraint, gap_law
+from .joints.nonholonomic import VelocityConstraint
 from .rotations import G_matrix
 
 # Names of built-in entries of the results (the gravity element), not available to users.
@@ -321,7 +322,9 @@ class CompiledSystem:
     first), ``element_potentials(t, q)``, ``element_conservative_forces(t, q)`` (nv x n_elements,
     -dV/dq of each element's stored energy as a generalised force), ``gyroscopic(v)`` (S),
     ``energy(t, q, v)``, ``kinetic(v)``,
-    ``potential(t, q)``, ``velocity_jacobian(q, t)`` (Pi, rows of d/dt Phi = Pi v).
+    ``potential(t, q)``, ``velocity_jacobian(q, t)`` (Pi, rows of d/dt Phi = Pi v; with the
+    velocity constraints' rows C, whose zeta is in ``phi_t``), ``velocity_rows_jacobian(q, t)``
+    (C alone, zero rows elsewhere).
     """
 
     def __init__(self, system: System, problems=(), invalid=frozenset()):
@@ -350,10 +353,19 @@ class CompiledSystem:
             self._states[id(b)] = BodyState(b, q[7 * k:7 * k + 3], q[7 * k + 3:7 * k + 7],
                                             v[6 * k:6 * k + 3], v[6 * k + 3:6 * k + 6])
 
-        # Bilateral constraints.
+        # Bilateral constraints. Velocity-level rows C v - zeta (VelocityConstraint) have no
+        # position function: zero rows in phi, C in Pi and -zeta in phi_t.
         rows, self.constraint_rows, start = [], [], 0
+        velocity_rows = []
         for el in filter(buildable, system.constraints):
-            expr = _attempt(el, problems, lambda: self._equations(el, t))
+            if isinstance(el, VelocityConstraint):
+                built = _attempt(el, problems, lambda: self._velocity_rows(el, t, v))
+                if built is None:
+                    continue
+                velocity_rows.append((start, *built))
+                expr = ca.SX.zeros(built[1].numel())
+            else:
+                expr = _attempt(el, problems, lambda: self._equations(el, t))
             if expr is None:
                 continue
             rows.append(expr)
@@ -437,6 +449,12 @@ class CompiledSystem:
         phi_q = ca.jacobian(phi, q)
         gap_q = ca.jacobian(gap, q)
         Pi = ca.jacobian(ca.mtimes(phi_q, qdot_of_v), v)
+        C, zeta = ca.SX(self.n_eq, self.nv), ca.SX(self.n_eq, 1)
+        for first, C_el, zeta_el in velocity_rows:
+            C[first:first + zeta_el.numel(), :] = C_el
+            zeta[first:first + zeta_el.numel()] = zeta_el
+        self.n_velocity_rows = sum(z_el.numel() for _, _, z_el in velocity_rows)
+        Pi = Pi + C
         Pi_g = ca.jacobian(ca.mtimes(gap_q, qdot_of_v), v)
 
         def fn(name, ins, outs):
@@ -447,7 +465,8 @@ class CompiledSystem:
 
         self.phi = fn("phi", [("q", q), ("t", t)], {"phi": phi})
         self.phi_q = fn("phi_q", [("q", q), ("t", t)], {"phi_q": phi_q})
-        self.phi_t = fn("phi_t", [("q", q), ("t", t)], {"phi_t": ca.jacobian(phi, t)})
+        self.phi_t = fn("phi_t", [("q", q), ("t", t)], {"phi_t": ca.jacobian(phi, t) - zeta})
+        self.velocity_rows_jacobian = fn("C", [("q", q), ("t", t)], {"C": C})
         self.velocity_jacobian = fn("Pi", [("q", q), ("t", t)], {"Pi": Pi})
         self.gap = fn("gap", [("q", q)], {"gap": gap})
         self.gap_q = fn("gap_q", [("q", q)], {"gap_q": gap_q})
@@ -489,6 +508,17 @@ class CompiledSystem:
                               f"expected {el.n_equations}"])
         self._require_own_symbols(el, expr)
         return expr
+
+    def _velocity_rows(self, el, t, v):
+        """(C, zeta) of a velocity constraint's rows C v - zeta, C (n, nv) and zeta (n, 1)
+        functions of q and t."""
+        expr = ca.vec(ca.SX(el.velocity_equations(self.states_of(el), t)))
+        el.n_equations = expr.numel()
+        self._require_own_symbols(el, expr)
+        C = ca.jacobian(expr, v)
+        if ca.depends_on(C, v):
+            raise ModelError([f"{el.label}: its equations must be linear in the velocities"])
+        return C, -ca.substitute(expr, v, ca.DM.zeros(v.numel()))
 
     def _contact_coordinates(self, el):
         """([(d, radius or None)], contact points) of a gap element."""

@@ -31,7 +31,7 @@ import numpy as np
 
 from . import (bricard, chain, clearance_pendulum, clearance_slider, flexible_base,
                four_bar_chain, free_top, manipulator, pendulum, prismatic_slider, rom_pendulum,
-               rpsup, slider_crank, spherical_pendulum, stick_slip, triple_pendulum)
+               rpsup, slider_crank, spherical_pendulum, stick_slip, triple_pendulum, trough)
 
 
 def parse_bool(text: str) -> bool:
@@ -470,3 +470,9 @@ PROBLEMS["rpsup"] = Problem(
     rpsup.build, rpsup.T_END, 1e-3, ("link1", "link2", "link4"),
     "seed 003's RPSUP closed loop, end effector on a rectangle in a plane at 45 deg (data ours)",
     _programmed_path_report(rpsup), variants=_SEED3_VARIANTS, options=_SEED3_OPTIONS)
+
+
+PROBLEMS["trough"] = Problem(
+    trough.build, trough.T_END, trough.H, ("sphere",),
+    "seed 004 section 5: a sphere in a trough, driven along a skewed second trough",
+    trough.report)

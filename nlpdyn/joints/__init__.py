@@ -2,10 +2,15 @@
 from .base import BilateralConstraint, UnilateralConstraint
 from .clearance import (ClearanceJoint, CylindricalClearance, PrismaticClearance,
                         RevoluteClearance, SphericalClearance)
-from .ideal import (Cylindrical, Fixed, Joint, Prismatic, Programmed, Revolute, RotationDriver,
-                    Spherical, TranslationDriver, Universal)
+from .ideal import (Cylindrical, Fixed, Joint, KinematicExcitation, Prismatic, Programmed,
+                    Revolute, RotationDriver, Spherical, TranslationDriver, Universal)
+from .library import Planar, PlanarTranslation, Screw
+from .modes import JointModes
+from .nonholonomic import VelocityConstraint
 
 __all__ = ["BilateralConstraint", "UnilateralConstraint", "Joint", "Spherical", "Revolute",
            "Cylindrical", "Prismatic", "Universal", "Fixed", "RotationDriver",
            "TranslationDriver", "Programmed", "ClearanceJoint", "CylindricalClearance",
-           "RevoluteClearance", "PrismaticClearance", "SphericalClearance"]
+           "RevoluteClearance", "PrismaticClearance", "SphericalClearance",
+           "KinematicExcitation", "Screw", "Planar", "PlanarTranslation", "JointModes",
+           "VelocityConstraint"]

@@ -18,6 +18,7 @@ from ..checks import (as_array, as_number, as_unit_vector, as_vector, is_vector,
                       number_problems, show, vector_problems)
 from ..rotations import perpendicular_pair
 from .base import UnilateralConstraint, check_unit, smooth_norm
+from .ideal import Cylindrical, Prismatic, Revolute, Spherical
 
 
 def _positive(value):
@@ -51,6 +52,23 @@ class ClearanceJoint(UnilateralConstraint):
     def reaction_point(self):
         return self.point
 
+    nominal = None      # the ideal joint this one approximates as the clearance tends to 0
+
+    def _nominal(self):
+        axis = getattr(self, "axis", None)
+        args = () if axis is None else (axis,)
+        return self.nominal(self.parent, self.child, self.point, *args)
+
+    def frame(self) -> np.ndarray:
+        """The nominal ideal joint's frame (``Joint.frame``)."""
+        return self._nominal().frame()
+
+    def modes(self):
+        """The nominal ideal joint's modes: the split of the contact forces along them tells
+        which part the contacts carry along the motions the joint allows (``Result.
+        joint_forces``)."""
+        return self._nominal().modes()
+
 
 class _AxialMixin:
     def _axis_problems(self):
@@ -71,6 +89,7 @@ class CylindricalClearance(_AxialMixin, ClearanceJoint):
     """
 
     kind = "cylindrical clearance joint"
+    nominal = Cylindrical
     n_gaps = 2
 
     def __init__(self, parent, child, point, axis, radius, clearance, length, name=None,
@@ -128,6 +147,7 @@ class RevoluteClearance(CylindricalClearance):
     """
 
     kind = "revolute clearance joint"
+    nominal = Revolute
     n_gaps = 4
 
     def __init__(self, parent, child, point, axis, radius, clearance, length, axial_clearance,
@@ -166,6 +186,7 @@ class SphericalClearance(ClearanceJoint):
     the reported contact point on the ball's surface."""
 
     kind = "spherical clearance joint"
+    nominal = Spherical
     n_gaps = 1
 
     def __init__(self, parent, child, point, clearance, radius=0.0, name=None, friction=0.0):
@@ -203,6 +224,7 @@ class PrismaticClearance(ClearanceJoint):
     """
 
     kind = "prismatic clearance joint"
+    nominal = Prismatic
 
     def __init__(self, parent, child, point, axis, profile, clearance, length, section_x=None,
                  name=None, friction=0.0):

@@ -7,12 +7,16 @@ joint sits (on both bodies initially), ``axis`` its direction (unit).
 from __future__ import annotations
 
 import casadi as ca
+import numpy as np
 
 from ..body import BodyState, RigidBody
 from ..checks import (as_number, as_unit_vector, as_vector, call_user_function,
                       number_problems, signature_problems, vector_problems)
 from ..rotations import perpendicular_pair
 from .base import BilateralConstraint, check_unit
+from .modes import JointModes, twists
+
+E1, E2, E3 = np.eye(3)
 
 
 def _dot(a, b):
@@ -52,6 +56,22 @@ class Joint(BilateralConstraint):
     def _points(self, sp: BodyState, sc: BodyState):
         return sp.point(self.point), sc.point(self.point)
 
+    def _axis_rows(self, sp: BodyState, sc: BodyState) -> list:
+        """The two rows that keep the child's axis along the parent's: f.a_child, g.a_child."""
+        f, g, a = self._frames()
+        ac = sc.vector(a)
+        return [_dot(sp.vector(f), ac), _dot(sp.vector(g), ac)]
+
+    def frame(self) -> np.ndarray:
+        """The joint frame (columns e1, e2, e3; global, initial configuration), fixed in the
+        parent: e3 is the axis, (e1, e2, e3) right-handed."""
+        return np.column_stack(self._frames())
+
+    def modes(self) -> JointModes:
+        """Free and constrained mode vectors in the joint frame (:mod:`nlpdyn.joints.modes`);
+        constant in the joint frame unless the class says otherwise."""
+        raise NotImplementedError
+
 
 class Spherical(Joint):
     """Ball joint: the joint point coincides on both bodies (3 equations)."""
@@ -67,6 +87,14 @@ class Spherical(Joint):
         pp, pc = self._points(*states)
         return pc - pp
 
+    def frame(self):
+        """The global axes at the initial configuration, fixed in the parent."""
+        return np.eye(3)
+
+    def modes(self):
+        """Free: the three relative rotations; constrained: the three translations."""
+        return JointModes(twists(rotations=np.eye(3)), twists(translations=np.eye(3)))
+
 
 class Revolute(Joint):
     """Hinge about ``axis`` through ``point`` (5 equations)."""
@@ -80,6 +108,11 @@ class Revolute(Joint):
         pp, pc = self._points(sp, sc)
         ac = sc.vector(a)
         return ca.vertcat(pc - pp, _dot(sp.vector(f), ac), _dot(sp.vector(g), ac))
+
+    def modes(self):
+        """Free: rotation about e3 (the axis); constrained: rotations about e1, e2 and the
+        three translations."""
+        return JointModes(twists(rotations=[E3]), twists(rotations=[E1, E2], translations=np.eye(3)))
 
 
 class Cylindrical(Joint):
@@ -96,6 +129,12 @@ class Cylindrical(Joint):
         d = pc - pp
         return ca.vertcat(_dot(fp, ac), _dot(gp, ac), _dot(fp, d), _dot(gp, d))
 
+    def modes(self):
+        """Free: rotation about and translation along e3; constrained: rotations about and
+        translations along e1, e2."""
+        return JointModes(twists(rotations=[E3], translations=[E3]),
+                          twists(rotations=[E1, E2], translations=[E1, E2]))
+
 
 class Prismatic(Joint):
     """Translation along ``axis`` only (5 equations)."""
@@ -110,6 +149,12 @@ class Prismatic(Joint):
         fp, gp, ac, fc = sp.vector(f), sp.vector(g), sc.vector(a), sc.vector(f)
         d = pc - pp
         return ca.vertcat(_dot(fp, ac), _dot(gp, ac), _dot(fp, d), _dot(gp, d), _dot(fc, gp))
+
+    def modes(self):
+        """Free: translation along e3; constrained: the three rotations and the translations
+        along e1, e2."""
+        return JointModes(twists(translations=[E3]),
+                          twists(rotations=np.eye(3), translations=[E1, E2]))
 
 
 class Universal(Joint):
@@ -139,6 +184,22 @@ class Universal(Joint):
         pp, pc = self._points(sp, sc)
         return ca.vertcat(pc - pp, _dot(sp.vector(self.axis1), sc.vector(self.axis2)))
 
+    def frame(self):
+        """e1 = axis1, e2 = axis2 as at the initial configuration, e3 = axis1 x axis2."""
+        return np.column_stack([self.axis1, self.axis2, np.cross(self.axis1, self.axis2)])
+
+    def modes(self, child_axis=None):
+        """Free: rotations about axis1 (e1) and about axis2 as the child carries it;
+        constrained: rotation about their common normal and the three translations.
+
+        Not constant in the joint frame: ``child_axis`` is axis2's current direction in the
+        joint frame, (0, cos a, sin a) after a rotation a about axis1 (default: e2, the
+        initial configuration). The basis stays orthonormal, so the dual equals it.
+        """
+        u = E2 if child_axis is None else np.asarray(child_axis, dtype=float)
+        return JointModes(twists(rotations=[E1, u]),
+                          twists(rotations=[np.cross(E1, u)], translations=np.eye(3)))
+
 
 class Fixed(Joint):
     """Rigid connection (6 equations). ``axis`` is optional and only orients the triad."""
@@ -160,15 +221,151 @@ class Fixed(Joint):
         fp, gp, ac, fc = sp.vector(f), sp.vector(g), sc.vector(a), sc.vector(f)
         return ca.vertcat(pc - pp, _dot(fp, ac), _dot(gp, ac), _dot(fc, gp))
 
+    def modes(self):
+        """No free mode; all six constrained."""
+        return JointModes(np.zeros((6, 0)), np.eye(6))
 
-class _Driver(BilateralConstraint):
+
+# a dual vector's part below this (relative to its largest entry) counts as zero
+_ZERO = 1e-12
+
+
+class KinematicExcitation(BilateralConstraint):
+    """Prescribes the motion along one mode of an ideal joint (seed 004, eq. 3.10b).
+
+    The joint's free mode ``mode`` (a column index of ``joint.modes().free``) becomes a
+    kinematically excited constrained mode: its velocity coordinate psi^T G (psi that mode's
+    dual vector) is kappa(t), its position coordinate eta(t) = integral of kappa, measured
+    from the initial configuration. The joint's other modes stay as they are, so with
+    non-orthogonal modes (:class:`PlanarTranslation` with oblique directions) the excitation
+    moves the child along the excited mode while the remaining free modes keep their own
+    coordinates. The force that maintains the excitation is the constraint force of that mode
+    (``Result.joint_forces``). :class:`RotationDriver` and :class:`TranslationDriver` are the
+    special cases of a revolute, cylindrical or prismatic joint's axial mode.
+
+    Parameters
+    ----------
+    joint : Joint
+        The joint, added to the system too.
+    mode : int
+        Index of the free mode excited. Its dual vector must be a translation, or a rotation
+        about the joint axis e3 of a joint whose other rotations are locked.
+    kappa : float, optional
+        A constant rate: eta(t) = kappa t.
+    eta : float or callable, optional
+        eta(t) written with CasADi operations (``ca.sin``, ...), eta(0) = 0; its derivative
+        is kappa(t). Give ``kappa`` or ``eta``.
+
+    Example
+    -------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> cart = s.add_body("cart", mass=1.0, inertia=(0.1, 0.1, 0.1))
+    >>> rail = s.add_joint(nd.Prismatic(s.ground, cart, point=(0, 0, 0), axis=(1, 0, 0)))
+    >>> _ = s.add_joint(nd.KinematicExcitation(rail, 0, kappa=0.5))
+    >>> res = nd.simulate(s, t_end=0.1, h=1e-2, progress=False)
+    >>> round(float(res.position("cart")[-1, 0]), 6)
+    0.05
+    """
+
+    kind = "kinematic excitation"
+    n_equations = 1
+    suffix = "excitation"
+
+    def __init__(self, joint: Joint, mode: int, kappa=None, eta=None, name=None):
+        self.joint = joint
+        self.bodies = getattr(joint, "bodies", ())
+        self.mode = mode
+        self.kappa = kappa if callable(kappa) else as_number(kappa)
+        self.eta = eta if callable(eta) else as_number(eta)
+        joint_name = getattr(joint, "name", None)
+        self.name = name or (f"{joint_name}_excitation" if joint_name else None)
+
+    def default_name(self, taken) -> str:
+        """``<joint>_excitation`` (a driver's ``<joint>_rotation`` or ``_translation``) when
+        its joint is named, else the class name and a number."""
+        joint_name = getattr(self.joint, "name", None)
+        if isinstance(joint_name, str) and f"{joint_name}_{self.suffix}" not in taken:
+            return f"{joint_name}_{self.suffix}"
+        return super().default_name(taken)
+
+    def problems(self):
+        out = super().problems()
+        if not isinstance(self.joint, Joint):
+            return out + [f"{self.label}: needs an ideal joint, got {type(self.joint).__name__}"]
+        if (self.kappa is None) == (self.eta is None):
+            out.append(f"{self.label}: give kappa (a constant rate) or eta (a function of t)")
+        elif callable(self.kappa):
+            out.append(f"{self.label}: kappa varying in time: give its integral as eta(t)")
+        elif self.kappa is not None:
+            out += number_problems(self.label, "kappa", self.kappa)
+        elif callable(self.eta):
+            out += signature_problems(self.label, "eta", self.eta, ["t"])
+        else:
+            out += number_problems(self.label, "eta", self.eta,
+                                   expected="a finite number or a function of t")
+        if self.joint.problems():
+            return out          # the joint names its own problems
+        n_free = self.joint.modes().free.shape[1]
+        if not (isinstance(self.mode, (int, np.integer)) and 0 <= self.mode < n_free):
+            out.append(f"{self.label}: mode must be the index of one of the {n_free} free "
+                       f"modes of {self.joint.label}, got {self.mode!r}")
+        elif self._coordinate() is None:
+            out.append(f"{self.label}: free mode {self.mode} of {self.joint.label} cannot be "
+                       "excited (its dual vector couples rotation and translation, or rotates "
+                       "about an axis other than e3 or with other rotations free)")
+        return out
+
+    def _coordinate(self):
+        """("translation", b) or ("rotation", c) for the excited mode's dual [a; b], or None."""
+        modes = self.joint.modes()
+        if isinstance(self.joint, Universal):
+            return None                 # modes vary with the angle
+        psi = modes.dual[:, self.mode]
+        a, b = psi[:3], psi[3:]
+        tol = _ZERO * np.abs(psi).max()
+        if np.abs(a).max() <= tol:
+            return "translation", b
+        rotations_locked = np.abs(modes.free[:2]).max(initial=0.0) <= tol
+        if np.abs(b).max() <= tol and np.abs(a[:2]).max() <= tol and rotations_locked:
+            return "rotation", a[2]
+        return None
+
+    def eta_at(self, t):
+        """eta(t) (a CasADi scalar)."""
+        if self.kappa is not None:
+            return self.kappa * t
+        if not callable(self.eta):
+            return self.eta + 0 * t
+        return call_user_function(self.label, "eta", self.eta, (t,), size=1)
+
+    def equations(self, states, t):
+        sp, sc = states
+        E = self.joint.frame()
+        kind, coef = self._coordinate()
+        eta = self.eta_at(t)
+        if kind == "translation":
+            pp, pc = self.joint._points(sp, sc)
+            z = ca.vertcat(*[_dot(sp.vector(E[:, i]), pc - pp) for i in range(3)])
+            return _dot(ca.DM(coef), z) - eta
+        theta = eta / coef
+        fc = sc.vector(E[:, 0])
+        return _dot(fc, sp.vector(E[:, 1])) * ca.cos(theta) - _dot(fc, sp.vector(E[:, 0])) * ca.sin(theta)
+
+    def reaction_point(self):
+        return getattr(self.joint, "point", None)
+
+
+class _Driver(KinematicExcitation):
     """One equation prescribing a joint's relative motion as a function of t: ``motion`` a
-    constant or a callable of t written with CasADi operations."""
+    constant or a callable of t written with CasADi operations. A kinematic excitation of
+    the joint's axial rotation or translation (its free mode ``mode``)."""
 
     n_equations = 1
     joint_types: tuple = ()
     suffix = ""
     motion_name = "motion"
+    axial = None        # the excited twist in the joint frame
 
     def __init__(self, joint: Joint, motion, name=None):
         self.joint = joint
@@ -177,16 +374,14 @@ class _Driver(BilateralConstraint):
         joint_name = getattr(joint, "name", None)
         self.name = name or (f"{joint_name}_{self.suffix}" if joint_name else None)
 
-    def default_name(self, taken) -> str:
-        """``<joint>_rotation`` (or ``_translation``) when its joint is named, else the class
-        name and a number."""
-        joint_name = getattr(self.joint, "name", None)
-        if isinstance(joint_name, str) and f"{joint_name}_{self.suffix}" not in taken:
-            return f"{joint_name}_{self.suffix}"
-        return super().default_name(taken)
+    @property
+    def mode(self) -> int:
+        """The index of the joint's free mode this driver excites."""
+        free = self.joint.modes().free
+        return int(np.argmax(np.abs(free.T @ self.axial)))
 
     def problems(self):
-        out = super().problems()
+        out = BilateralConstraint.problems(self)
         if not isinstance(self.joint, self.joint_types):
             names = " or ".join(t.__name__ for t in self.joint_types)
             out.append(f"{self.label}: needs a {names} joint, got {type(self.joint).__name__}")
@@ -203,6 +398,11 @@ class _Driver(BilateralConstraint):
             return self.motion + 0 * t
         return call_user_function(self.label, self.motion_name, self.motion, (t,), size=1)
 
+    eta_at = motion_at
+
+    def reaction_point(self):
+        return None
+
 
 class RotationDriver(_Driver):
     """Prescribes the relative rotation angle(t) (rad) of a revolute or cylindrical joint.
@@ -214,6 +414,7 @@ class RotationDriver(_Driver):
 
     kind = "rotation driver"
     joint_types = (Revolute, Cylindrical)
+    axial = np.r_[0, 0, 1, 0, 0, 0]
     suffix = "rotation"
     motion_name = "angle"
 
@@ -234,6 +435,7 @@ class TranslationDriver(_Driver):
 
     kind = "translation driver"
     joint_types = (Prismatic, Cylindrical)
+    axial = np.r_[0, 0, 0, 0, 0, 1]
     suffix = "translation"
     motion_name = "displacement"
 

@@ -1,0 +1,46 @@
+"""Velocity-level (nonholonomic) constraints w^T G = zeta (seed 004, eqs. 3.6-3.8)."""
+from __future__ import annotations
+
+from .ideal import Programmed
+
+
+class VelocityConstraint(Programmed):
+    """Rows linear in the velocities, C(t, q) v - zeta(t, q) = 0, that no position function
+    integrates: a knife edge, a wheel rolling without slip.
+
+    ``equations(t, *states)`` receives t and one :class:`~nlpdyn.body.BodyState` per body
+    (``state.rdot``, global; ``state.w``, body frame; ``state.point_velocity_local(s)``) and
+    returns a CasADi column that must be linear in the velocities; the system takes C as its
+    velocity Jacobian and zeta as minus its value at zero velocity. Each step imposes the rows
+    at the step's end velocity with C and zeta at its start, as it does the ideal joints'
+    linearised rows; the reaction is C^T mu. Ideal velocity constraints with zeta = 0 do no
+    work: the energy ledger's ``work:<name>`` column stays at the discretisation's level.
+
+    Example
+    -------
+    A knife edge: the body's centre may not move along its body y axis.
+
+    >>> import casadi as ca
+    >>> import nlpdyn as nd
+    >>> s = nd.System(gravity=(0, 0, 0))
+    >>> sled = s.add_body("sled", mass=1.0, inertia=(0.1, 0.1, 0.1), velocity=(1, 0, 0),
+    ...                   angular_velocity=(0, 0, 1))
+    >>> _ = s.add_joint(nd.Planar(s.ground, sled, point=(0, 0, 0), axis=(0, 0, 1)))
+    >>> _ = s.add_joint(nd.VelocityConstraint([sled], lambda t, st: ca.dot(st.rdot, st.A[:, 1]),
+    ...                                       name="knife"))
+    >>> res = nd.simulate(s, t_end=0.5, h=1e-3, progress=False)
+    >>> res.success
+    True
+    """
+
+    kind = "velocity constraint"
+
+    def __init__(self, bodies, equations, name=None):
+        super().__init__(bodies, equations, name)
+
+    def velocity_equations(self, states, t):
+        """The rows C v - zeta as a CasADi column of the states' q, v and t."""
+        return Programmed.equations(self, states, t)
+
+    def equations(self, states, t):
+        raise TypeError(f"{self.label} has no position equations (see velocity_equations)")
