@@ -23,11 +23,12 @@ contact step" and "Radial clearance as a cone"):
 
 Coulomb friction in clearance contacts bounds each tangential impulse by mu times a normal
 impulse known before the solve (the previous iterate's, or the previous step's on a step's
-first solve) and aligns its polygon with a known slip direction. Each solve reports how far
-these lagged values are from its own (``StepSolution.friction_error``, m); the schemes add it
-to the iterates' error, so a step with friction iterates until its friction cone holds with
-its own normal impulse (or the iterations run out: the outcome reports the friction error
-apart, and it does not fail the step). ``"linearised"`` does not iterate: its friction lags one step.
+first solve). Each solve reports how far that lagged bound is from its own
+(``StepSolution.friction_error``, m); the schemes add it to the iterates' error, so a step
+with friction iterates until its friction cone holds with its own normal impulse, keeping
+the impulses fixed in the second half of the iterations (the outcome reports the friction
+error apart; it does not fail the step). ``"linearised"`` does not iterate: its friction
+lags one step.
 """
 from __future__ import annotations
 
@@ -123,9 +124,9 @@ class ContactScheme:
                 break
             y_prev = last.y
             # with friction, the second half of the iterations keeps the impulses fixed (where
-            # friction and normal loads keep trading, a jammed bore, they never settle): the friction bounds stop
-            # moving and the chord iterations converge on the gaps (the impulses only weight
-            # the curvature term, which vanishes at the fixed point)
+            # friction and normal loads keep trading, a jammed bore, they never settle): the
+            # friction bounds stop moving and the chord iterations converge on the gaps (the
+            # impulses only weight the curvature term, which vanishes at the fixed point)
             if last.P_n_used is not None and frozen is None and it > self.max_iterations // 2:
                 frozen = last.P_g
             last, last_out = solve(last_out[0], (last.P_g if frozen is None else frozen, last.y),

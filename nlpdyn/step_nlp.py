@@ -61,7 +61,7 @@ class StepSolution:
     iterations: int
     success: bool
     gap_iterations: int = 0
-    P_t: np.ndarray = None          # tangential (friction) impulse per gap row on the child, (n_gap, 3)
+    P_t: np.ndarray = None          # friction impulse per gap row on the child, (n_gap, 3)
     friction_error: float = 0.0     # m: how far the lagged normal impulse and slip direction are
     P_n_used: np.ndarray = None     # the lagged normal impulses the friction cones used
 
@@ -318,7 +318,8 @@ class StepProgram:
                 return ca.SX.zeros(3)
             k = body.index
             A = rotation_matrix(q0[7 * k + 3:7 * k + 7])
-            return vel[6 * k:6 * k + 3] + ca.cross(A @ vel[6 * k + 3:6 * k + 6], x - q0[7 * k:7 * k + 3])
+            arm = x - q0[7 * k:7 * k + 3]
+            return vel[6 * k:6 * k + 3] + ca.cross(A @ vel[6 * k + 3:6 * k + 6], arm)
 
         def tangential(e, n):
             return e - ca.dot(e, n) * n
@@ -327,7 +328,8 @@ class StepProgram:
         for j, _, el in self.friction_gaps:
             parent, child = el.bodies[0], el.bodies[-1]
             x = points[j, :].T
-            w = lambda vel: point_velocity(child, x, vel) - point_velocity(parent, x, vel)  # noqa: E731,B023
+            def w(vel, x=x, parent=parent, child=child):
+                return point_velocity(child, x, vel) - point_velocity(parent, x, vel)
             n = (grad[j, 7 * child.index:7 * child.index + 3].T if not child.is_ground
                  else -grad[j, 7 * parent.index:7 * parent.index + 3].T)
             n = n / ca.sqrt(ca.dot(n, n) + 1e-300)

@@ -44,8 +44,9 @@ def box(mu=MU, v0=0.0, push=None, **joint):
                                       **({"friction": mu} if mu is not None else {})))
     if push is not None:
         force = np.asarray(push, dtype=float)
-        s.add_force(nd.PointForce(b, force=lambda t, state: ca.if_else(t >= T_ON, 1, 0) * ca.DM(force),
-                                  name="push"))
+        def load(t, state):
+            return ca.if_else(t >= T_ON, 1, 0) * ca.DM(force)
+        s.add_force(nd.PointForce(b, force=load, name="push"))
     return s
 
 
@@ -90,7 +91,10 @@ def test_sliding_decelerates_at_mu_g_then_sticks():
     assert np.abs(F_t[stop + 1:].sum(axis=1)).max() <= IDENTITY * MASS * G
 
 
-@pytest.mark.parametrize("angle, share", [(0.0, 0.99), (np.pi / FRICTION_DIRECTIONS, 0.99 * np.cos(np.pi / FRICTION_DIRECTIONS))])
+HALF = np.pi / FRICTION_DIRECTIONS     # midway between two polygon directions
+
+
+@pytest.mark.parametrize("angle, share", [(0.0, 0.99), (HALF, 0.99 * np.cos(HALF))])
 def test_push_inside_the_cone_does_not_move_it(angle, share):
     """A push of ``share`` mu m g along a polygon vertex (angle 0) and midway between two
     (pi/k, where the polygon holds cos(pi/k) = 0.924 of the cone: its stated error)."""
@@ -165,7 +169,8 @@ def test_friction_settings_and_saved_result(tmp_path):
         nd.Stepper(box(), h=H, solver="ipopt")
     res = run(v0=1.0)
     back = nd.Result.load(res.save(tmp_path / "box"))
-    assert np.array_equal(back.contact_friction_vector("guide"), res.contact_friction_vector("guide"))
+    assert np.array_equal(back.contact_friction_vector("guide"),
+                          res.contact_friction_vector("guide"))
     # the step_control="nlp" scheme solved by fixed-h bisection handles friction too
     ad = nd.simulate(box(v0=1.0), t_end=0.1, h=(2.5e-4, H), step_control="nlp",
                      nlp_method="bisection", progress=False)
