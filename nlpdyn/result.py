@@ -724,6 +724,7 @@ class Result:
                       self.info, at(self.contact_points, rows), at(self.contact_vectors, steps),
                       self.force_elements, at(self.element_work, rows),
                       at(self.element_potential, rows), at(self.ledger, rows),
+                      memory=at(self.memory, rows), friction=at(self.friction, steps),
                       friction_vectors=at(self.friction_vectors, steps))
 
     def animate(self, path, fps: float = 25.0, magnify_clearance: float = 1.0, **options) -> Path:

@@ -184,3 +184,14 @@ def test_a_stepper_loop_records_what_simulate_records():
     for lookup in ("friction_force", "friction_normal_force", "friction_state"):
         np.testing.assert_array_equal(getattr(mine, lookup)("friction"),
                                       getattr(res, lookup)("friction"))
+
+
+def test_output_times_keep_the_friction_of_the_steps_ending_there():
+    res = nd.simulate(_block(3.5), 0.02, h=1e-3, progress=False)
+    sampled = nd.simulate(_block(3.5), 0.02, h=1e-3, progress=False, t_eval=[0.005, 0.01, 0.02])
+    kept = [np.argmin(abs(res.t - t)) for t in sampled.t]
+    # t_eval lands its steps on the times exactly: h differs from 1e-3 by round-off
+    np.testing.assert_allclose(sampled.friction_state("friction"),
+                               res.friction_state("friction")[kept], rtol=1e-12)
+    np.testing.assert_allclose(sampled.friction_force("friction"),
+                               res.friction_force("friction")[np.array(kept[1:]) - 1], rtol=1e-12)
