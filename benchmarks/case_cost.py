@@ -15,11 +15,14 @@ skipped when ``nd.LuGreFriction`` is missing.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 import nlpdyn as nd
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # problems/: the repository root
 from problems import manipulator, rpsup
 
 CASES = {"manipulator": manipulator, "rpsup": rpsup}

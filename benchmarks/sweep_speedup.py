@@ -16,12 +16,15 @@ bit for bit (checked).
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
 
 import nlpdyn as nd
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # problems/: the repository root
 from problems import slider_crank
 
 GRID = slider_crank.SWEEP_GRID

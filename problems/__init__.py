@@ -378,6 +378,8 @@ PROBLEMS = {
                                      variants=("clearance", "resting")),
                  "axial_clearance": Option(float, "axial clearance [m]", positive=True,
                                            variants=("clearance", "resting")),
+                 "friction": Option(float, "Coulomb coefficient of the clearance contacts",
+                                    variants=("clearance", "resting")),
                  "radius": Option(float, "pin radius [m]", positive=True),
                  "cm_z": Option(float, "centre of mass out of plane [m]")}),
     "triple_pendulum": Problem(

@@ -22,8 +22,9 @@ import nlpdyn as nd
 
 def build(radius=0.01, clearance=1e-4, axial_clearance=1e-4, bore_length=0.02, mass=1.0,
           cm_x=0.5, cm_z=0.05, bar_length=1.0, bar_radius=0.02, ideal=False,
-          start_centred=True) -> nd.System:
-    """Body "bar" on joint "pin" (``ideal=True``: an ideal Revolute about Z).
+          start_centred=True, friction=0.0) -> nd.System:
+    """Body "bar" on joint "pin" (``ideal=True``: an ideal Revolute about Z; ``friction``: the
+    clearance contacts' Coulomb coefficient).
 
     ``start_centred``: the bore starts centred on the pin (the bar first falls through the
     clearance onto it); otherwise it starts resting on the pin (bore centre c below the pin
@@ -41,7 +42,7 @@ def build(radius=0.01, clearance=1e-4, axial_clearance=1e-4, bore_length=0.02, m
         s.add_joint(nd.RevoluteClearance(s.ground, bar, point=(0, 0, 0), axis=(0, 0, 1),
                                          radius=radius, clearance=clearance, length=bore_length,
                                          axial_clearance=axial_clearance, name="pin",
-                                         offset=offset))
+                                         offset=offset, friction=friction))
     return s
 
 
