@@ -162,8 +162,10 @@ def _advance(bar, row, failed):
 def _run_on(executor, task, points, bar, failed) -> list[dict]:
     """The points on ``executor``; rows in grid order."""
     shipped = _pickler.dumps(task)
-    futures = {executor.submit(_run_shipped, shipped, index, _pickler.dumps(point)): index
-               for index, point in enumerate(points)}
+    # the longest points first (most steps, t_end / h), so none starts last on an idle pool
+    order = sorted(range(len(points)), key=lambda i: -_steps_estimate(task, points[i]))
+    futures = {executor.submit(_run_shipped, shipped, index, _pickler.dumps(points[index])): index
+               for index in order}
     rows = [None] * len(points)
     try:
         done = (cf.as_completed(futures) if all(isinstance(f, cf.Future) for f in futures)
@@ -181,6 +183,16 @@ def _run_on(executor, task, points, bar, failed) -> list[dict]:
             future.cancel()
         raise
     return rows
+
+
+def _steps_estimate(task, point) -> float:
+    """t_end / h of a point (the smaller h of a pair); 0 where h cannot be evaluated (the
+    point fails in its worker and says why)."""
+    try:
+        h = task.h(**point) if callable(task.h) else task.h
+        return float(task.t_end) / float(np.min(h))
+    except Exception:
+        return 0.0
 
 
 def _run_shipped(shipped: bytes, index: int, point: bytes) -> dict:
