@@ -5,8 +5,8 @@ processes): the builder, the metrics and the simulate options go to the worker, 
 plain data comes back. ``executor=None`` runs the points one after the other in this
 process; a :class:`concurrent.futures.ProcessPoolExecutor`, a dask ``Client.get_executor()``
 or any object with the ``Executor.submit`` interface runs them in parallel. Functions defined
-in a script or a notebook are sent by value with cloudpickle (installed with dask, or
-``pip install cloudpickle``); without it they must be importable by the workers.
+in a script or a notebook are sent by value with cloudpickle (a dependency of nlpdyn;
+without it they would have to be importable by the workers).
 """
 from __future__ import annotations
 
