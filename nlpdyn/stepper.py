@@ -108,11 +108,13 @@ class StepperSettings:
     """Scheme tried on a step where ``contact`` does not converge within ``gap_iterations``
     (None: none). Such steps are counted in ``Result.stats.contact_fallback`` and their energy
     shows in the ledger's contact columns."""
-    gap_iterations: int = 12
+    gap_iterations: int | None = None
     """Iterations on the nonlinear end-of-step gaps after the first solve (0: the seed's
     linearised gaps only, whatever ``contact`` says). Each re-solves the fixed-h program with
     the gaps linearised at the previous iterate; the linearisation otherwise leaves a
-    penetration ~ h^2 |v_t|^2 / clearance."""
+    penetration ~ h^2 |v_t|^2 / clearance. None: 12, or 24 where clearance contacts have
+    friction (normal and friction impulses settle together: CASES.md #3 with friction 0.3
+    fails in its jam at 12 and 16 iterations, runs at 24)."""
     gap_tol: float = 1e-10
     """The gap iterations stop once the penetration plus the last iterate's change of the
     end-of-step position (m, largest component of h dv) is below this."""
@@ -167,7 +169,13 @@ class StepperSettings:
                                                      and self.max_penetration > 0):
             problems.append(f"max_penetration must be None or > 0 (m, a finite number), got "
                             f"{self.max_penetration!r}")
-        for name, least in (("max_retries", 0), ("nlp_bisections", 0), ("gap_iterations", 0),
+        if self.gap_iterations is None:
+            pass
+        elif not (isinstance(self.gap_iterations, (int, np.integer))
+                  and not isinstance(self.gap_iterations, bool) and self.gap_iterations >= 0):
+            problems.append(f"gap_iterations must be >= 0 (a whole number) or None, got "
+                            f"{self.gap_iterations!r}")
+        for name, least in (("max_retries", 0), ("nlp_bisections", 0),
                             ("implicit_iterations", 0), ("refinement_steps", 1), ("nlp_max_iter", 1),
                             ("friction_iterations", 1)):
             value = getattr(self, name)
@@ -332,11 +340,14 @@ class Stepper:
         # nothing moves
         self._energy_unit = self._force_scale * self._model_size
         self._ideal_joint_names = [r.name for r in cs.constraint_rows if isinstance(r.element, Joint)]
-        primary = "linearised" if settings.gap_iterations == 0 else settings.contact
+        iterations = settings.gap_iterations
+        if iterations is None:
+            iterations = 24 if any(getattr(r.element, "friction", 0) for r in cs.gap_rows) else 12
+        primary = "linearised" if iterations == 0 else settings.contact
         fallback = settings.contact_fallback
         self.contact = WithFallback(
-            ContactScheme(primary, settings.gap_iterations, settings.gap_tol, self._force_scale),
-            ContactScheme(fallback, settings.gap_iterations, settings.gap_tol, self._force_scale)
+            ContactScheme(primary, iterations, settings.gap_tol, self._force_scale),
+            ContactScheme(fallback, iterations, settings.gap_tol, self._force_scale)
             if fallback not in (None, primary) and primary != "linearised" else None)
         self._gap_groups = _gap_groups(cs)
         self._restart()

@@ -10,7 +10,7 @@ from problems import clearance_pendulum, pendulum
     (dict(implicit_iterations=-1), "implicit_iterations must be >= 0 (a whole number), got -1"),
     (dict(refinement_steps=-2), "refinement_steps must be >= 1 (a whole number), got -2"),
     (dict(refinement_steps=0), "refinement_steps must be >= 1"),
-    (dict(gap_iterations=2.5), "gap_iterations must be >= 0 (a whole number), got 2.5"),
+    (dict(gap_iterations=2.5), "gap_iterations must be >= 0 (a whole number) or None, got 2.5"),
     (dict(max_retries=True), "max_retries must be >= 0 (a whole number), got True"),
     (dict(max_penetration=-1.0), "max_penetration must be None or > 0 (m, a finite number), got -1.0"),
     (dict(gap_tol=float("nan")), "gap_tol must be > 0 (a finite number), got nan"),
