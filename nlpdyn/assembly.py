@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .forces.elements import Gravity
+from .geometry import describe
 from .joints.clearance import ClearanceJoint
 from .joints.ideal import Joint, KinematicExcitation, Universal
 from .result import Result, StepStats
@@ -206,13 +207,13 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
     joint_local = _joint_forces(stepper.program.joint_forces, cs, start_q, start_t, mu)
     gap_local = {r.name: np.einsum("kjc,kj->kc", gap_jac[:, r.start:r.stop], lam[:, r.start:r.stop])
                  for r in cs.gap_rows}
-    friction_local = _friction_local(cs, start_q, infos)
+    friction_vectors = _friction_data(cs, infos)
+    friction_local = _friction_local(cs, start_q, friction_vectors)
     local = {**joint_local, **{k: g + friction_local.get(k, 0.0) for k, g in gap_local.items()}}
     wrenches = {r.name: _wrenches_from_local(r.element, start_q, local[r.name],
                                              r.element.reaction_point())
                 for r in [*cs.constraint_rows, *cs.gap_rows]}
     contact_points, contact_vectors = _contact_data(cs, gap_jac, q, lam)
-    friction_vectors = _friction_data(cs, infos)
     wrenches.update(_force_wrenches(cs, start_t, start_q, start_v, start_z, t[1:], q[1:], v[1:]))
     element_pot = dict(zip([el.name for el in cs.force_elements],
                            np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T))
@@ -227,7 +228,11 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
             "contact_fallback": stepper.settings.contact_fallback,
             "impact_gap": stepper.settings.gap_tol, "output_every": rec.every,
             "redundant_rows": [list(r) for r in stepper.redundant_rows],
-            "run": dict(rec.run), "joints": joint_descriptions(cs)}
+            "run": dict(rec.run), "joints": joint_descriptions(cs),
+            "geometry": describe(stepper.system)}
+    note = stepper.discretisation_note()
+    if note:
+        info["warnings"] = [note]
     force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
     zs = np.asarray(rec.zs).reshape(len(t), cs.n_history)
     memory = {r.name: zs[:, r.start:r.stop] for r in cs.history_rows}
@@ -423,11 +428,10 @@ def _friction_data(cs, infos):
     return {r.name: forces[:, r.start:r.stop] for r in rows}
 
 
-def _friction_local(cs, start_q, infos):
+def _friction_local(cs, start_q, vectors):
     """Per clearance joint with friction: the generalised force (n, 12) of its friction forces
-    on its bodies' velocities (applied at each step's start-of-step contact points), for the
-    joint's wrenches."""
-    vectors = _friction_data(cs, infos)
+    (``vectors``, :func:`_friction_data`) on its bodies' velocities (applied at each step's
+    start-of-step contact points), for the joint's wrenches."""
     if not vectors:
         return {}
     points = np.asarray(cs.contact_points.map(len(start_q))(start_q.T)).reshape(

@@ -134,6 +134,18 @@ class StepProgram:
                                      for r in cs.constraint_rows]) if ne else ca.SX(12, 0))],
             ["q0", "t0", "mu"], ["Q"], _CSE)
         assert not self.joint_forces.has_free()
+        # LuGre friction's joint normal forces from the same reactions (on the child; minus
+        # the parent's where the child is the ground), in one call per Newton iterate
+        self.normal_forces = None
+        if len(cs.normal_force_slots):
+            reactions = []
+            for j, ground in zip(cs.friction_joints, cs.friction_child_is_ground):
+                r = cs.constraint_rows[j]
+                local = _local(Pi[r.start:r.stop, :].T @ mu_in[r.start:r.stop], r.element)
+                reactions.append(-local[0:3] if ground else local[6:9])
+            self.normal_forces = FastFunction(ca.Function(
+                "normal_forces", [q0, t0, mu_in], [cs.friction_normal(q0, ca.horzcat(*reactions))],
+                ["q0", "t0", "mu"], ["f_n"], _CSE))
 
         # Implicit elements in the fixed-h QP, Newton-linearised about an iterate y_imp
         # element by element (``implicit.py``); the stepper iterates until the EOM residual
@@ -355,8 +367,7 @@ class StepProgram:
             y_ref, rel, basis = self._friction_geometry(jacobian_at)
             P_n = ca.SX.sym("P_n", self.n_gap)
             k = FRICTION_DIRECTIONS
-            dirs = [np.cos(2 * np.pi * i / k) * t1 + np.sin(2 * np.pi * i / k) * t2
-                    for _, t1, t2 in basis for i in range(k)]
+            dirs = [d for _, t1, t2 in basis for d in _polygon(t1, t2)]
             rows = ca.vertcat(*[ca.dot(dirs[k * f + i], rel[f]) for f in range(self.n_fric)
                                 for i in range(k)])
             cost = ca.vertcat(*[mu * ca.fmax(P_n[j], 0) for j, mu, _ in self.friction_gaps])
@@ -384,8 +395,7 @@ class StepProgram:
             P_t, work, error = ca.SX.zeros(ng, 3), ca.SX.zeros(ng), ca.SX(0)
             for f, (j, mu, el) in enumerate(self.friction_gaps):
                 n, t1, t2 = basis[f]
-                P = -sum((beta[k * f + i] * (np.cos(2 * np.pi * i / k) * t1
-                                             + np.sin(2 * np.pi * i / k) * t2) for i in range(k)),
+                P = -sum((beta[k * f + i] * d for i, d in enumerate(_polygon(t1, t2))),
                          ca.SX.zeros(3))
                 P_t[j, :] = P.T
                 work[j] = ca.dot(P, ca.substitute(rel[f], y, y_bar))
@@ -854,6 +864,13 @@ def _block_diagonal(L, invert=False):
     if invert:
         blocks = [np.linalg.inv(b) for b in blocks]
     return sparse.block_diag(blocks, format="csc") if blocks else sparse.csc_matrix((0, 0))
+
+
+def _polygon(t1, t2):
+    """The FRICTION_DIRECTIONS unit directions of a friction polygon in the plane (t1, t2),
+    the first along t1."""
+    k = FRICTION_DIRECTIONS
+    return [np.cos(2 * np.pi * i / k) * t1 + np.sin(2 * np.pi * i / k) * t2 for i in range(k)]
 
 
 def _local(vec, element):

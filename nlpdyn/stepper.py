@@ -14,7 +14,6 @@ from tqdm.auto import tqdm
 
 from .assembly import LedgerTotals, Recorder, build_result
 from .checks import UNIT_NORMALISE, is_number
-from .geometry import describe
 from .joints.ideal import Joint
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
 from .projection import (GapProjector, independent_rows, normalise, position_change,
@@ -169,10 +168,9 @@ class StepperSettings:
                                                      and self.max_penetration > 0):
             problems.append(f"max_penetration must be None or > 0 (m, a finite number), got "
                             f"{self.max_penetration!r}")
-        if self.gap_iterations is None:
-            pass
-        elif not (isinstance(self.gap_iterations, (int, np.integer))
-                  and not isinstance(self.gap_iterations, bool) and self.gap_iterations >= 0):
+        if self.gap_iterations is not None and not (
+                isinstance(self.gap_iterations, (int, np.integer))
+                and not isinstance(self.gap_iterations, bool) and self.gap_iterations >= 0):
             problems.append(f"gap_iterations must be >= 0 (a whole number) or None, got "
                             f"{self.gap_iterations!r}")
         for name, least in (("max_retries", 0), ("nlp_bisections", 0),
@@ -342,7 +340,7 @@ class Stepper:
         self._ideal_joint_names = [r.name for r in cs.constraint_rows if isinstance(r.element, Joint)]
         iterations = settings.gap_iterations
         if iterations is None:
-            iterations = 24 if any(getattr(r.element, "friction", 0) for r in cs.gap_rows) else 12
+            iterations = 24 if self.program.has_friction else 12
         primary = "linearised" if iterations == 0 else settings.contact
         fallback = settings.contact_fallback
         self.contact = WithFallback(
@@ -491,12 +489,7 @@ class Stepper:
         for k, (start, info, q, v, z) in enumerate(self._log, 1):
             state.t, state.q, state.v, state.z, state.ledger = info.t, q, v, z, range(k)
             recorder.step(state, start, info)
-        res = build_result(self, recorder, 0, message or f"stepped to t = {self.t:.9g}")
-        res.info["geometry"] = describe(self.system)
-        note = self.discretisation_note()
-        if note:
-            res.info["warnings"] = [note]
-        return res
+        return build_result(self, recorder, 0, message or f"stepped to t = {self.t:.9g}")
 
     # ------------------------------------------------------------------ initial conditions
     def _consistent_start(self, q, v):
@@ -706,7 +699,7 @@ class Stepper:
     def _normal_forces_met(self, out) -> bool:
         """Whether the friction elements' normal forces in the memory are the step's (within
         ``friction_tol``); if not, the memory takes the step's."""
-        f_n = self._normal_forces(out[2])
+        f_n = self.program.normal_forces(self.q, self.t, out[2])[0]
         slots = self.cs.normal_force_slots
         change = np.abs(f_n - self.z[slots]).max()
         self._normal_force_change = change
@@ -721,12 +714,6 @@ class Stepper:
         sol.status = (f"joint normal forces changing by {self._normal_force_change:.3e} N after "
                       f"{self.settings.friction_iterations} solves")
         return sol, out
-
-    def _normal_forces(self, mu):
-        """The friction elements' joint normal forces from a step's multipliers ``mu``."""
-        local = np.asarray(self.program.joint_forces(self.q, self.t, mu))[:, self.cs.friction_joints]
-        reaction = np.where(self.cs.friction_child_is_ground, -local[0:3], local[6:9])
-        return np.asarray(self.cs.friction_normal(self.q, reaction)).ravel()
 
     def _solve_once(self, kind, bounds, q_lin, curvature, jacobian_at):
         q, v, t, z = self.q, self.v, self.t, self.z
@@ -1154,10 +1141,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
         res = build_result(stepper, recorder, status, message)
         if times is not None:
             res = res._at_rows(_rows_at(res.t, times))
-        res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic,
-                        geometry=describe(system))
-        note = stepper.discretisation_note()
-        if note:
-            res.info["warnings"] = [note]
+        res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic)
+        for note in res.info.get("warnings", []):
             warnings.warn(note, RuntimeWarning, stacklevel=2)
     return res

@@ -185,11 +185,16 @@ def _run_on(executor, task, points, bar, failed) -> list[dict]:
     return rows
 
 
+def _point_h(task, point):
+    """The point's h (``h`` as given, or called with the point's parameters)."""
+    return task.h(**point) if callable(task.h) else task.h
+
+
 def _steps_estimate(task, point) -> float:
     """t_end / h of a point (the smaller h of a pair); 0 where h cannot be evaluated (the
     point fails in its worker and says why)."""
     try:
-        h = task.h(**point) if callable(task.h) else task.h
+        h = _point_h(task, point)
         return float(task.t_end) / float(np.min(h))
     except Exception:
         return 0.0
@@ -214,7 +219,7 @@ def _run_point(task: _Task, index: int, point: dict) -> dict:
     try:
         system = task.builder(**point)
         stage = "h"
-        h = task.h(**point) if callable(task.h) else task.h
+        h = _point_h(task, point)
         stage = "simulate"
         res = simulate(system, task.t_end, h, progress=False, **task.options)
     except Exception as err:
