@@ -169,7 +169,7 @@ class Recorder:
         self.ts.append(stepper.t)
         self.qs.append(stepper.q)
         self.vs.append(stepper.v)
-        self.zs.append(stepper.z.copy())     # the next step sets h and normal forces in place
+        self.zs.append(stepper.z)
         self.gaps.append(info.gaps)
         self.starts.append(start)
         self.infos.append(info)
