@@ -4,7 +4,8 @@ Per case, mode and contact scheme: steps, median and p90 of ``Stepper.step()`` t
 each call from Python (construction excluded: it happens once), the whole ``simulate()``
 call per step (result assembly included), mean QP solves per step (1 + contact iterations,
 fixed-h solves), the share of steps redone by the fallback scheme or retried, and the
-energy change. ``cone`` is the default contact scheme, ``end_normal`` the one before it.
+energy change. ``cone`` is the default contact scheme, ``cone_end`` the one before it (end-of-step
+normals throughout), ``end_normal`` the one before that.
 
 ``--baseline DIR`` also times the default settings of another checkout of nlpdyn (e.g. the
 commit before a change: ``git worktree add ../base <commit>``) in a subprocess, on the same
@@ -83,13 +84,13 @@ def main():
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     lines = []
-    schemes = ("cone", "end_normal") if HAS_SCHEMES and not args.json else ("default",)
+    schemes = ("cone", "cone_end", "end_normal") if HAS_SCHEMES and not args.json else ("default",)
     for key in args.cases:
         case, build, t_end, modes = CASES[key]
         for label, h, options in modes:
             for scheme in schemes:
                 opts = dict(options, **({} if scheme == "default" else {"contact": scheme}))
-                if key == "4" and scheme == "end_normal":
+                if key == "4" and scheme != "cone":
                     continue                  # no gaps: the scheme does not matter
                 times, infos, sim_wall, res = measure(build, h, args.t_end or t_end, opts)
                 lines.append(row(case, label, scheme if key != "4" else "-", times, infos,

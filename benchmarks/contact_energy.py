@@ -1,5 +1,6 @@
-"""Energy of the contact step against physics: the default "cone" scheme and the
-end-of-step-normal scheme ("end_normal", the default before) side by side.
+"""Energy of the contact step against physics: the default "cone" scheme (start-of-step
+normals in sustained contact), "cone_end" (the circle's end-of-step normal throughout, the
+default before) and the end-of-step-gradient scheme ("end_normal") side by side.
 
 1. Drop: the planar bar (CASES.md #3 data, cm_z = 0) released with the bore centred in a 1 mm
    clearance falls onto the pin. Physics (``clearance_pendulum.planar_reference``, scipy,
@@ -27,7 +28,7 @@ import nlpdyn as nd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))   # problems/: the repository root
 from problems import clearance_pendulum as cp  # noqa: E402
 
-SCHEMES = ("cone", "end_normal")
+SCHEMES = ("cone", "cone_end", "end_normal")
 
 
 def first_turning_point(res):
@@ -58,7 +59,7 @@ def spinning(steps):
     lam = cp.spinning_contact_force()
     print(f"\n2. spinning bar, 10 rad/s, c = 0.1 mm, 2 s, E = 16.68 J: exact energy change 0, "
           f"contact force {lam:.4f} N")
-    print(f"{'joint':<22} {'h':>8} {'energy change J':>16} {'contact: J':>11} {'force error':>11}")
+    print(f"{'joint':<24} {'h':>8} {'energy change J':>16} {'contact: J':>11} {'force error':>11}")
     for h in steps:
         ideal = cp.build_spinning()
         b = ideal.bodies[0]
@@ -67,12 +68,12 @@ def spinning(steps):
                          angular_velocity=(0, 0, 10.0))
         s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 0, 1), name="pin"))
         res = nd.simulate(s, t_end=2.0, h=h, progress=False)
-        print(f"{'ideal revolute':<22} {h:8.2e} {res.energy[-1] - res.energy[0]:16.3e} {'-':>11} {'-':>11}")
+        print(f"{'ideal revolute':<24} {h:8.2e} {res.energy[-1] - res.energy[0]:16.3e} {'-':>11} {'-':>11}")
         for scheme in SCHEMES:
             res = nd.simulate(cp.build_spinning(), t_end=2.0, h=h, contact=scheme, progress=False)
             ledger = res.energy_ledger()
             err = np.abs(res.lam[1:, :2].sum(axis=1) / lam - 1).max()
-            print(f"{'clearance, ' + scheme:<22} {h:8.2e} {ledger.total.iloc[-1] - ledger.total[0]:16.3e} "
+            print(f"{'clearance, ' + scheme:<24} {h:8.2e} {ledger.total.iloc[-1] - ledger.total[0]:16.3e} "
                   f"{ledger['contact:pin'].iloc[-1]:11.3e} {err:11.1e}")
 
 

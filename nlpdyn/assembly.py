@@ -197,12 +197,14 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
     gap_jac = np.array([i.contact_jacobian for i in infos]).reshape(n, cs.n_gap, 12)
     gaps = np.asarray(rec.gaps).reshape(len(t), cs.n_gap)
     h = np.array([i.h for i in infos], dtype=float)
-    kin = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
-    pot = np.asarray(cs.potential.map(len(t))(t[None, :], q.T)).ravel()
     start_t = np.array([s[0] for s in rec.starts], dtype=float)
     start_q = np.asarray([s[1] for s in rec.starts]).reshape(n, cs.nq)
     start_v = np.asarray([s[2] for s in rec.starts]).reshape(n, cs.nv)
-    start_z = np.asarray([s[3] for s in rec.starts]).reshape(n, cs.n_history)
+    start_z = np.asarray([s[3] for s in rec.starts]).reshape(n, cs.n_memory)
+    zs = np.asarray(rec.zs).reshape(len(t), cs.n_memory)
+    z_el = zs[:, :cs.n_history].T       # the elements' memory at each output point
+    kin = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
+    pot = np.asarray(cs.potential.map(len(t))(t[None, :], q.T, z_el)).ravel()
 
     joint_local = _joint_forces(stepper.program.joint_forces, cs, start_q, start_t, mu)
     gap_local = {r.name: np.einsum("kjc,kj->kc", gap_jac[:, r.start:r.stop], lam[:, r.start:r.stop])
@@ -214,11 +216,15 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
                                              r.element.reaction_point())
                 for r in [*cs.constraint_rows, *cs.gap_rows]}
     contact_points, contact_vectors = _contact_data(cs, gap_jac, q, lam)
-    wrenches.update(_force_wrenches(cs, start_t, start_q, start_v, start_z, t[1:], q[1:], v[1:]))
+    wrenches.update(_force_wrenches(cs, start_t, start_q, start_v, start_z, h, q[1:], v[1:],
+                                    zs[1:]))
     element_pot = dict(zip([el.name for el in cs.force_elements],
-                           np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T))
+                           np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T, z_el))
                            .reshape(len(cs.force_elements), len(t))))
     ledger = stepper.ledger.rows(rec.kept_steps)
+    carried = zs[:, cs.carry_energy_slot] if cs.n_carry else np.zeros(len(t))
+    if cs.n_carry:
+        ledger["carried"] = carried
     work = stepper.ledger.element_work(rec.kept_steps)
     rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.constraint_rows}
     gap_rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.gap_rows}
@@ -234,12 +240,12 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
     if note:
         info["warnings"] = [note]
     force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
-    zs = np.asarray(rec.zs).reshape(len(t), cs.n_history)
     memory = {r.name: zs[:, r.start:r.stop] for r in cs.history_rows}
-    friction = np.asarray(cs.friction_force.map(n)(t[None, 1:], q[1:].T, v[1:].T, start_z.T)
+    friction = np.asarray(cs.friction_force.map(n)(t[None, 1:], q[1:].T, v[1:].T,
+                                                   start_z[:, :cs.n_history].T)
                           ).reshape(len(cs.friction_rows), n) if n else np.zeros((0, 0))
     friction = {r.name: friction[j] for j, r in enumerate(cs.friction_rows)}
-    res = Result(t, q, v, h, kin + pot, kin, pot, stats, mu, lam, gaps,
+    res = Result(t, q, v, h, kin + pot + carried, kin, pot, stats, mu, lam, gaps,
                  [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
                  message, stepper.initial_projection, info, contact_points, contact_vectors,
                  force_elements, work, element_pot, ledger, memory, friction,
@@ -279,18 +285,17 @@ def joint_descriptions(cs) -> dict:
     return out
 
 
-def _force_wrenches(cs, t0, q0, v0, z0, t1, q1, v1):
-    """Per force element: its wrenches in each output step as the step evaluated them (at the
-    step's start if explicit, at its end if implicit; the start's memory z0)."""
+def _force_wrenches(cs, t0, q0, v0, z0, h, q1, v1, z1):
+    """Per force element: its wrenches in each output step as the step exerted them (its
+    impulse over the step divided by h: ``CompiledSystem.step_forces``; z0, z1 the memory at
+    the step's start and end)."""
     n, n_el = len(t0), len(cs.force_elements)
     if n == 0:
         return {el.name: _wrenches_from_generalised(el, q0, np.zeros((0, cs.nv)), None)
                 for el in cs.force_elements}
-    F = cs.element_forces.map(n)
-    Q_start = np.asarray(F(t0[None, :], q0.T, v0.T, z0.T)).reshape(cs.nv, n_el, n, order="F")
-    Q_end = np.asarray(F(t1[None, :], q1.T, v1.T, z0.T)).reshape(cs.nv, n_el, n, order="F")
-    implicit = np.array([el.evaluation == "implicit" for el in cs.force_elements])[None, :, None]
-    Q = np.where(implicit, Q_end, Q_start).transpose(1, 2, 0)               # (n_el, n, nv)
+    F = cs.recorded_step_forces.map(n)
+    Q = np.asarray(F(t0[None, :], h[None, :], q0.T, v0.T, q1.T, v1.T, z0.T, z1.T)).reshape(
+        cs.nv, n_el, n, order="F").transpose(1, 2, 0)                       # (n_el, n, nv)
     return {el.name: _wrenches_from_generalised(el, q0, Q[j], None)
             for j, el in enumerate(cs.force_elements)}
 
@@ -300,20 +305,20 @@ def force_element_data(cs, t, q, v, z, h):
     implicit), the work done on the bodies (h Q . v_bar summed), the stored energy, and the
     generalised forces Q and their conservative parts Q_V = -dV/dq (each (n_el, n, nv))."""
     n, n_el = len(t) - 1, len(cs.force_elements)
-    pot = np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T)).reshape(n_el, len(t))
+    pot = np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T, z.T)).reshape(n_el, len(t))
     wrenches, work, element_pot = {}, {}, {}
     if n == 0:
         Q = Q_V = np.zeros((n_el, 0, cs.nv))
     else:
-        implicit = np.array([el.evaluation == "implicit" for el in cs.force_elements])[None, :, None]
+        implicit = np.array([el.evaluation != "explicit" for el in cs.force_elements])[None, :, None]
         F = cs.element_forces.map(n)
         zt = z[:-1].T
         Q_start = np.asarray(F(t[None, :-1], q[:-1].T, v[:-1].T, zt)).reshape(cs.nv, n_el, n, order="F")
         Q_end = np.asarray(F(t[None, 1:], q[1:].T, v[1:].T, zt)).reshape(cs.nv, n_el, n, order="F")
         Q = np.where(implicit, Q_end, Q_start).transpose(1, 2, 0)               # (n_el, n, nv)
         FV = cs.element_conservative_forces.map(n)
-        V_start = np.asarray(FV(t[None, :-1], q[:-1].T)).reshape(cs.nv, n_el, n, order="F")
-        V_end = np.asarray(FV(t[None, 1:], q[1:].T)).reshape(cs.nv, n_el, n, order="F")
+        V_start = np.asarray(FV(t[None, :-1], q[:-1].T, zt)).reshape(cs.nv, n_el, n, order="F")
+        V_end = np.asarray(FV(t[None, 1:], q[1:].T, zt)).reshape(cs.nv, n_el, n, order="F")
         Q_V = np.where(implicit, V_end, V_start).transpose(1, 2, 0)
     v_bar = 0.5 * (v[:-1] + v[1:])
     for j, el in enumerate(cs.force_elements):

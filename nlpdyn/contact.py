@@ -8,10 +8,20 @@ contact step" and "Radial clearance as a cone"):
 ``"cone"`` (default)
     Chord iterations on the end-of-step gaps with the contact coordinates' Jacobian kept at
     the start of the step: the impulses act along the start-of-step lever arms, the circle of
-    a radial clearance is met exactly at the end of the step. Frictionless sustained contact
-    does no work beyond O(h) oscillation, and as the clearance goes to 0 the rows become the
-    ideal joint's. Each iteration is one QP with the gap laws' own curvature (the circle's,
-    P/|d| across the normal), so a bore jammed at both ends converges.
+    a radial clearance is met exactly at the end of the step, and as the clearance goes to 0
+    the rows become the ideal joint's. A round gap that was closed at the start of the step
+    and of the one before (sustained contact) pushes along its start-of-step normal (SHAKE's
+    constraint step): frictionless sliding along the bore does no work, as on the ideal
+    joint. A gap that closes (an impact, over the closing step and the next) pushes along
+    its normal at the end of the step: the plastic impact's loss. Where the start normals'
+    iterations do not converge (a bore jammed at both ends, a clearance far below the step's
+    motion), the step is iterated again from its first solve with end normals throughout
+    ("cone_end", counted in ``Result.stats.contact_scheme``).
+``"cone_end"``
+    The cone with the normal at the end of the step for every gap. Each iteration is one QP
+    with the gap laws' own curvature (the circle's, P/|d| across the normal), so a bore
+    jammed at both ends converges; sustained sliding along a curved gap loses lam c dphi^2
+    per step (dphi: the angle the normal turns in it), first order in h.
 ``"end_normal"``
     Sequential QP on g(q_end) >= 0 with the end-of-step gap gradients and their full
     curvature: the impulse acts along the end-of-step normal, a backward-Euler treatment that
@@ -37,9 +47,13 @@ from typing import Callable
 
 import numpy as np
 
-SCHEMES = ("cone", "end_normal", "linearised")
+SCHEMES = ("cone", "cone_end", "end_normal", "linearised")
 ACCEPTED = 10.0   # a scheme has converged once its error is within this many tolerances
-JACOBIAN_OF_SCHEME = {"cone": "start", "end_normal": "iterate", "linearised": "start"}
+SUSTAINED_RETRY = 8     # "cone" steps needing end normals in a row retry the start ones this often
+TURN_HELD = np.radians(15.0)    # "cone": a contact normal turning more in a step, end normals
+# the rows of each scheme's first solve ("cone" iterates on from it with "sustained" rows)
+JACOBIAN_OF_SCHEME = {"cone": "start", "cone_end": "start", "end_normal": "iterate",
+                      "linearised": "start"}
 
 
 @dataclass
@@ -81,6 +95,11 @@ class ContactScheme:
         self.max_iterations = 0 if name == "linearised" else int(max_iterations)
         self.tol = float(tol)
         self.force_scale = float(force_scale)
+        self.reset()
+
+    def reset(self):
+        """Forget the steps before (how many in a row needed the end normals)."""
+        self._end_streak = 0
 
     def first_curvature(self, previous_force, h, nv):
         """Curvature term of a step's first QP: the previous step's contact forces (a contact
@@ -104,7 +123,7 @@ class ContactScheme:
         return max(-out[7][0], 0.0) + max(open_active, 0.0)
 
     def refine(self, solve: Callable, check: Callable, drift: Callable, sol, out,
-               previous_force=None) -> ContactOutcome:
+               previous_force=None, turn: Callable | None = None) -> ContactOutcome:
         """Iterate from the first solve (``sol``, ``out``).
 
         ``solve(q_lin, curvature, jacobian_at)`` re-solves the step at the same h (q_lin None:
@@ -114,40 +133,96 @@ class ContactScheme:
         iterations' fixed point: the drift, or, once the last two contraction rates of these
         linearly converging iterations are below 1/2, the drift times r / (1 - r) with r the
         larger rate. The iterate with the least error is kept.
+
+        "cone" iterates first with the start-of-step normals of the contacts that were closed
+        at the start (``jacobian_at="sustained"``); where that does not converge (from the
+        third iteration on, an error above half the one two iterations before, or the
+        iterations run out) it iterates again from the first solve with the end normals
+        (``"start"``), reported as the scheme "cone_end". So it does at once where a held
+        contact's normal turns by more than ``TURN_HELD`` in the first solve (``turn(q_end)``,
+        rad: a clearance far below the step's motion, whose direction carries nothing), and,
+        in a run of steps that needed the end normals, but every ``SUSTAINED_RETRY``-th.
+        Where no normal is held (``turn`` gives None) the two rows are the same: one pass.
         """
+        if self.name != "cone":
+            label = "cone_end" if self.name == "cone_end" else self.name
+            return self._iterate(solve, check, drift, sol, out, self.jacobian_at, label)
+        # while a run of steps needs the end normals (a jam), try the start normals only every
+        # SUSTAINED_RETRY-th step
+        turned = turn(out[0]) if turn is not None else 0.0
+        if turned is None:      # no normal held: the start-normal rows are the end-normal ones
+            return self._iterate(solve, check, drift, sol, out, "start", self.name)
+        result = None
+        if self._end_streak % SUSTAINED_RETRY == 0 and turned <= TURN_HELD:
+            result = self._iterate(solve, check, drift, sol, out, "sustained", self.name,
+                                   sustained=True)
+            if result.converged:
+                self._end_streak = 0
+                return result
+        self._end_streak += 1
+        second = self._iterate(solve, check, drift, sol, out, "start", "cone_end")
+        return second if result is None or second.error <= result.error else result
+
+    def _iterate(self, solve, check, drift, sol, out, jacobian_at, label,
+                 sustained=False) -> ContactOutcome:
+        """The chord iterations with the rows of ``jacobian_at`` from (``sol``, ``out``).
+        ``sustained`` (the start normals' pass): they stop once they no longer contract (from
+        the third iteration on, an error above half the one two iterations before), and a
+        steady linear contraction is extrapolated (Aitken) to the next linearisation point:
+        these fixed-normal iterations contract linearly where the end normals' converge
+        faster, and extrapolating those cost them convergence in hard steps (a 1e-6 m
+        clearance)."""
         error = self.step_error(sol, out)
         last, last_out = sol, out
         previous_drift, previous_rate = 0.0, np.inf
         frozen = None
+        errors = [error]
+        failed = False
+        q_lin, y_lin = out[0], sol.y
         for it in range(1, self.max_iterations + 1):
             if error <= self.tol:
                 break
-            y_prev = last.y
+            y_prev, q_prev = last.y, last_out[0]
             # with friction, the second half of the iterations keeps the impulses fixed (where
             # friction and normal loads keep trading, a jammed bore, they never settle): the
             # friction bounds stop moving and the chord iterations converge on the gaps (the
             # impulses only weight the curvature term, which vanishes at the fixed point)
             if last.P_n_used is not None and frozen is None and it > self.max_iterations // 2:
                 frozen = last.P_g
-            last, last_out = solve(last_out[0], (last.P_g if frozen is None else frozen, last.y),
-                                   self.jacobian_at)
+            last, last_out = solve(q_lin, (last.P_g if frozen is None else frozen, y_lin),
+                                   jacobian_at)
             if not check(last, last_out)[0]:
+                failed = True
                 break
             last.gap_iterations = it
             step = drift(last.y, y_prev)
             rate = step / previous_drift if previous_drift > 0 else np.inf
+            # a steady linear contraction (two rates alike): the next linearisation point is
+            # the limit the iterates head for (Aitken's extrapolation; the end of step is affine
+            # in y), else the last iterate's end of step
+            q_lin, y_lin = last_out[0], last.y
+            if sustained and 0.05 < rate < 0.95 and abs(rate - previous_rate) < 0.3 * rate:
+                ahead = rate / (1 - rate)
+                q_lin = last_out[0] + ahead * (last_out[0] - q_prev)
+                y_lin = last.y + ahead * (last.y - y_prev)
             worse = max(rate, previous_rate)
             distance = step * worse / (1 - worse) if worse < 0.5 else step
             previous_drift, previous_rate = step, rate
-            last_error = self.step_error(last, last_out) + distance
-            if last_error < error:
-                sol, out, error = last, last_out, last_error
+            new_error = self.step_error(last, last_out) + distance
+            errors.append(new_error)
+            if new_error < error:
+                sol, out, error = last, last_out, new_error
+            if sustained and len(errors) > 3 and errors[-1] > 0.5 * errors[-3]:
+                break
         # friction drives the iterations but not the step's acceptance: a friction impulse
         # that has not settled within the iterations is reported, not retried
         friction = sol.friction_error if self.max_iterations else 0.0
         error = max(error - friction, 0.0)
-        return ContactOutcome(sol, out, self.name, sol.gap_iterations, error,
-                              error <= ACCEPTED * self.tol or self.max_iterations == 0,
+        # a start-normal pass whose re-solve failed has not iterated its friction: the end
+        # normals' pass takes the step
+        unsettled = sustained and failed and friction > self.tol
+        converged = error <= ACCEPTED * self.tol and not unsettled or self.max_iterations == 0
+        return ContactOutcome(sol, out, label, sol.gap_iterations, error, converged,
                               friction_error=sol.friction_error)
 
 
@@ -169,8 +244,9 @@ class WithFallback:
     def first_curvature(self, previous_force, h, nv):
         return self.primary.first_curvature(previous_force, h, nv)
 
-    def refine(self, solve, check, drift, sol, out, previous_force=None) -> ContactOutcome:
-        result = self.primary.refine(solve, check, drift, sol, out)
+    def refine(self, solve, check, drift, sol, out, previous_force=None,
+               turn=None) -> ContactOutcome:
+        result = self.primary.refine(solve, check, drift, sol, out, turn=turn)
         if result.converged or self.fallback is None:
             return result
         curvature = self.fallback.first_curvature(previous_force, sol.h, len(sol.y))

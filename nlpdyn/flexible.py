@@ -8,8 +8,8 @@ springs about the link's axis (torsion, G J / Delta) and about the section's pri
 (bending, E I_y / Delta and E I_z / Delta), and dampers c = stiffness_damping * k: the seed's
 S = diag(s_psi, s_theta, s_phi) and D (eqs. 17-18). With ``axial_shear=True`` the point is
 free too, held by translational springs (axial E A / Delta, shear kappa G A / Delta, a
-Timoshenko section). The springs are bushings evaluated at the end of the step, so stiff
-links do not force a small h.
+Timoshenko section). The springs are bushings evaluated inside the step (energy-consistent by
+default), so stiff links do not force a small h.
 """
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ from .rotations import perpendicular_pair
 
 def add_flexible_link(system, name, start, end, elements, youngs_modulus, shear_modulus,
                       density, area, second_moments, torsion_constant, stiffness_damping=0.0,
-                      y_axis=None, axial_shear=False, shear_coefficient=5 / 6):
+                      y_axis=None, axial_shear=False, shear_coefficient=5 / 6,
+                      evaluation="implicit"):
     """Add a flexible link of ``elements`` rigid finite elements to ``system``.
 
     Parameters
@@ -56,6 +57,11 @@ def add_flexible_link(system, name, start, end, elements, youngs_modulus, shear_
         kappa G A / Delta across it.
     shear_coefficient : float
         kappa of the shear springs (5/6: a rectangular section).
+    evaluation : {"implicit", "backward_euler", "explicit"}
+        How the sdes' springs are evaluated (``ForceElement.evaluation``): "implicit"
+        (energy-consistent, stable at any h), "backward_euler" (stable, with numerical
+        damping of the modes the step does not resolve: settles a load to statics) or
+        "explicit" (needs h below 2 / the highest mode's frequency).
 
     Returns
     -------
@@ -126,6 +132,6 @@ def add_flexible_link(system, name, start, end, elements, youngs_modulus, shear_
         sde = Bushing(bodies[k], bodies[k + 1], point, stiffness=translational,
                       damping=c * translational, rotational_stiffness=springs,
                       rotational_damping=c * springs, axes=frame.T, name=f"{name}_sde{k}_springs")
-        sde.evaluation = "implicit"
+        sde.evaluation = evaluation
         system.add_force(sde)
     return bodies

@@ -1,7 +1,9 @@
 """Newton linearisation of the implicit force elements, element by element and sparse.
 
-The implicit elements' end-of-step impulse in scaled velocities is b(y) = h L^-1 F_imp(q(y),
-v(y)). The fixed-h QP takes b(y_imp) - H (y - y_imp) with H positive semidefinite (the QP must
+The implicit elements' impulse over the step in scaled velocities is b(y) = L^-1 Q_imp(y), with
+Q_imp what ``CompiledSystem.step_forces`` gives for the end of step q(y), v(y): the
+energy-consistent elements' discrete gradient and midpoint damping, the "backward_euler" ones'
+h F(q(y), v(y)). The fixed-h QP takes b(y_imp) - H (y - y_imp) with H positive semidefinite (the QP must
 stay convex: a compressed spring's geometric stiffness is indefinite) and the stepper iterates
 until the equations of motion hold with the end-of-step forces, so any such H gives the same
 converged step; H only sets how fast the iterations converge. Here H is the sum over elements
@@ -21,15 +23,17 @@ from .fastcall import FastFunction
 class ImplicitLinearisation:
     """``terms(q0, t0, h, y_imp, z)`` -> (b, H nonzeros in ``pattern``, b + H y_imp)."""
 
-    def __init__(self, cs, q0, t0, h, y, z, v, qdot, Linv, b, z_step=None):
-        """Symbols of the step program; ``b`` the implicit elements' h L^-1 F_imp; ``z_step``
-        the memory as the step sees it (an expression of ``z`` and h; default ``z``)."""
+    def __init__(self, cs, q0, t0, h, y, z, Linv, b, element_Q):
+        """Symbols of the step program; ``b`` the implicit elements' impulse L^-1 Q_imp;
+        ``element_Q`` (nv x n_elements) what each element exerts over the step, or a
+        stand-in with the same derivative in y to first order (``CompiledSystem.step_forces``
+        ``tangent``: the energy-consistent elements' discrete gradient is costly to
+        differentiate), expressions of y: H is built from it."""
         nv = cs.nv
         y_imp = ca.SX.sym("y_imp", nv)
-        element_Q = cs.element_forces(t0 + h, q0 + h * qdot, v, z if z_step is None else z_step)
         by_size: dict[int, list] = {}
         for j, el in enumerate(cs.force_elements):
-            if el.evaluation != "implicit":
+            if el.evaluation == "explicit":
                 continue
             idx = sorted({6 * body.index + i for body in el.bodies if not body.is_ground
                           for i in range(6)})

@@ -82,7 +82,8 @@ def simulate_ode(system: System, t_end: float, method: str = "Radau", rtol: floa
     rhs, jac = ode_functions(cs)
     q0, v0 = cs.initial_state()
     x0 = np.r_[normalise(q0, cs.n_bodies), v0]
-    memory = {"z": cs.initial_history(), "nfev": 0, "njev": 0}
+    memory = {"z": np.asarray(cs.history_start(t0, x0[:cs.nq], v0, cs.initial_history())).ravel(),
+              "nfev": 0, "njev": 0}
 
     def fun(t, x):
         memory["nfev"] += 1
@@ -146,7 +147,7 @@ def _ode_result(cs, method, t, x, z, walls, status, message, counters):
                       contact_fallback=np.zeros(n, dtype=bool), contact_error=np.zeros(n),
                       projection_energy=np.zeros(n))
     kin = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
-    pot = np.asarray(cs.potential.map(len(t))(t[None, :], q.T)).ravel()
+    pot = np.asarray(cs.potential.map(len(t))(t[None, :], q.T, z.T)).ravel()
     wrenches, work, element_pot, Q, Q_V = force_element_data(cs, t, q, v, z, h)
     # between output points the works are quadratures (h Q . v_bar): the ledger's residual is
     # their quadrature error and the integrator's, not a time-stepping scheme's

@@ -272,7 +272,12 @@ class Result:
 
         - ``t``; ``kinetic``; ``gravity`` (gravitational potential); ``stored:<element>`` for
           every other force element with a stored energy (springs, bushings, stops, contact
-          laws, range-of-motion cones); ``total``: their sum, the mechanical energy.
+          laws, range-of-motion cones); ``carried`` (systems with energy-consistent elements,
+          ``evaluation="implicit"``): the kinetic energy of the half impulse those elements
+          carry into the next step, T(v + M^-1 C) - T(v), 0 while none is loaded (see
+          ``CompiledSystem.step_forces``: v is the step's velocity, v + M^-1 C the nodal one
+          whose energy the scheme keeps); ``total``: their sum, the mechanical energy
+          (``Result.energy``).
         - ``work:<force element>``: work of the element's non-conservative part (damping,
           hysteresis, applied loads); its conservative part is in its ``stored`` column.
         - ``work:<joint>``: work of an ideal joint's, driver's or programmed constraint's
@@ -294,7 +299,8 @@ class Result:
           h and is physics the gap test cannot see (README, "Clearance joints").
         - ``residual``: what no agent did, the rest of the time discretisation, split into
           ``residual:gyroscopic`` (the explicit w x J w term), ``residual:potential`` (the
-          conservative forces' work against the change of their stored energy),
+          conservative forces' work against the change of their stored energy and of the
+          carried energy),
           ``residual:projection`` (the post-step projection) and ``residual:solver`` (the
           work of the step's EOM residual: the solvers' tolerance).
 
@@ -318,9 +324,13 @@ class Result:
         for name, pot in self.element_potential.items():
             if name != "gravity" and np.any(pot != 0):
                 table[f"stored:{name}"] = pot
+        carried = self.ledger.get("carried")
+        if carried is not None:
+            table["carried"] = carried
         table["total"] = self.kinetic_energy + sum(self.element_potential.values(),
-                                                   np.zeros(len(self.t)))
-        table.update(self.ledger)
+                                                   np.zeros(len(self.t))) + (
+            0.0 if carried is None else carried)
+        table.update({k: col for k, col in self.ledger.items() if k != "carried"})
         return pd.DataFrame(table)
 
     def _gap_rows(self, name):

@@ -13,8 +13,13 @@ is a law g(d) of contact coordinates d(q) (flat: g = d; round: g = c - |d|), D =
 gaps are linearised at q_lin (q- on the first solve of a step, the previous iterate's end of
 step during the contact iterations, ``contact.py``), and D is taken at q_J: the start of the
 step (``jacobian_at="start"``: impulses along the start-of-step lever arms, the circle exact at
-the end of the step, no spurious work) or the iterate itself (``"iterate"``: the end-of-step
-gap gradient, a backward-Euler contact normal that dissipates in sustained contact).
+the end of the step) or the iterate itself (``"iterate"``: the end-of-step gap gradient, a
+backward-Euler contact normal that dissipates in sustained contact). The round gaps' normal
+g'(d) is the iterate's end-of-step normal, except in the ``"sustained"`` rows: a gap closed at
+the start of the step and of the step before keeps its start-of-step normal (the gap still met
+at the end), which takes no energy out of sliding along the bore (``_contact_normals``).
+Implicit force elements add their impulse over the step, linearised in y and iterated to the
+end of step (``implicit.py``; energy-consistent: ``CompiledSystem.step_forces``).
 ``held`` is a start-of-step penetration kept (not pushed out) when the post-step projection
 is on, else 0. Impulses P = h mu follow from the multipliers: P = -lam / w. Contact
 iterations add the curvature of the rows' nonlinear part, weighted by the previous impulses,
@@ -38,11 +43,17 @@ import numpy as np
 
 from .fastcall import FastFunction, dense, silenced_stdout
 from .implicit import ImplicitLinearisation
+from .contact import ACCEPTED
+from .joints.base import smooth_norm
 from .joints.ideal import Joint
 from .rotations import G_matrix, rotation_matrix
 
-JACOBIAN_AT = ("start", "iterate")
+JACOBIAN_AT = ("start", "iterate", "sustained")
 FRICTION_DIRECTIONS = 8     # sides of the polygon inscribed in each friction disk
+# the share of the circle's curvature the start normals' contact iterations keep: their rows do
+# not turn with the iterate, yet without it they 2-cycle where the contact force times the
+# circle's curvature 1/c rivals m / h^2 (the spinning bar of tests/test_clearance.py)
+CURVATURE_HELD = 0.5
 _SLIP = 1e-10               # m/s: a relative tangential speed below this is no direction
 _NO_ARRAY = np.zeros(0)
 _CSE = {"cse": True}    # common subexpressions evaluated once (~20 % fewer operations)
@@ -83,7 +94,7 @@ class StepProgram:
         q0, v0, q_lin = ca.SX.sym("q0", nq), ca.SX.sym("v0", nv), ca.SX.sym("q_lin", nq)
         t0, h = ca.SX.sym("t0"), ca.SX.sym("h")
         y = ca.SX.sym("y", nv)
-        z = ca.SX.sym("z", cs.n_history)
+        z = ca.SX.sym("z", cs.n_memory)          # the elements' memory, then the carry
         # the memory entries that hold the step size (friction's bristles) are h itself, so the
         # step with h as a variable sees its own h
         z_step = z
@@ -91,6 +102,7 @@ class StepProgram:
             z_step = ca.SX(z)
             for k in cs.step_size_slots:
                 z_step[int(k)] = h
+        z_el = z_step[:cs.n_history]
         # M = L L^T is block diagonal (3x3 blocks): L, L^-1 as sparse matrices
         L_sp = _block_diagonal(cs.L)
         Linv_sp = _block_diagonal(cs.L, invert=True)             # L^T M^-1 = L^-1
@@ -100,18 +112,28 @@ class StepProgram:
         L, Linv, Linv_T = ca.DM(L_sp), ca.DM(Linv_sp), ca.DM(Linv_sp.T.tocsc())
         self._L, self._Linv_T = L, Linv_T
         v = Linv_T @ y
-        F0 = cs.forces_explicit(t0, q0, v0, z_step)
+        F0 = cs.forces_explicit(t0, q0, v0, z_el)
         y_free = L.T @ v0 + h * Linv @ F0
         qdot = self._qdot(q0, v, h)
-        # Implicit force elements, evaluated at the end of the step: b(y) = h L^-1 F_imp(y)
+        # What each force element exerts over the step (impulse / h, ``CompiledSystem.
+        # step_forces``): the elements evaluated inside the step make b(y) = h L^-1 F_imp(y)
         self.has_implicit = bool(cs.implicit_elements)
-        b_imp = h * Linv @ cs.forces_implicit(t0 + h, q0 + h * qdot, v, z_step)
+        step = cs.step_forces(t0, h, q0, v0, q0 + h * qdot, v, z_step, ca.jacobian(qdot, y) @ L.T)
+        in_step = [j for j, el in enumerate(cs.force_elements) if el.evaluation != "explicit"]
+        b_imp = h * Linv @ (ca.sum2(step.Q[:, in_step]) if in_step else ca.SX.zeros(nv))
         rows_eq = cs.phi(q0, t0) / h + cs.phi_q(q0, t0) @ qdot + cs.phi_t(q0, t0)
         if cs.n_velocity_rows:      # velocity-level rows C v - zeta (zeta is in phi_t)
             rows_eq = rows_eq + cs.velocity_rows_jacobian(q0, t0) @ v
         A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
         self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, z=z,
                          rows_eq=rows_eq, A_eq=A_eq, b_imp=b_imp, qdot=qdot)
+        self._step = step
+        # the impulse the energy-consistent elements carry into the next step (h G / 2, on the
+        # velocities at q0, scaled): its energy (``carried_energy``) joins each step's ledger
+        self._end_carried = ca.Function(
+            "end_carried", [q0, v0, t0, h, y, z],
+            [Linv @ (0.5 * h * ca.sum2(step.G_V)) if cs.n_carry else ca.SX.zeros(nv)],
+            ["q0", "v0", "t0", "h", "y", "z"], ["c"], _CSE)
         self._rows = {}
         self._grads = {}
         self._friction = {}
@@ -150,13 +172,12 @@ class StepProgram:
         # Implicit elements in the fixed-h QP, Newton-linearised about an iterate y_imp
         # element by element (``implicit.py``); the stepper iterates until the EOM residual
         # with the end-of-step forces is met
-        self.implicit = (ImplicitLinearisation(cs, q0, t0, h, y, z, v, qdot, Linv, b_imp,
-                                               z_step)
+        self.implicit = (ImplicitLinearisation(cs, q0, t0, h, y, z, Linv, b_imp, step.tangent)
                          if self.has_implicit else None)
 
         # True gaps at the end of a free step (no contact forces): the adaptive scheme's
         # contact prediction.
-        v_free = v0 + h * Linv_T @ (Linv @ cs.forces(t0, q0, v0, z_step))
+        v_free = v0 + h * Linv_T @ (Linv @ cs.forces(t0, q0, v0, z_el))
         self.free_gap = FastFunction(ca.Function(
             "free_gap", [q0, v0, t0, h, z], [cs.gap(q0 + h * self._qdot(q0, v_free, h))],
             ["q0", "v0", "t0", "h", "z"], ["gap"], _CSE))
@@ -170,6 +191,7 @@ class StepProgram:
         Pi_g_local = ca.SX.sym("Pi_g_local", ng, 12)
         friction_work = ca.SX.sym("friction_work", ng)
         shift = ca.SX.sym("shift", nv)  # C (y - y_lin) of a curvature-corrected solve, else 0
+        carried_end = ca.SX.sym("carried_energy")   # of the impulse carried into the next step
         q1 = q0 + h * qdot
         t1 = t0 + h
         eom = L @ (y - y_free_in - b_imp + shift - impulse) / h
@@ -180,35 +202,47 @@ class StepProgram:
         v_scale = 1 + _max_abs(v) + _max_abs(Linv_T @ y_free_in)
         f_scale = cs.total_mass * (np.linalg.norm(cs.system.gravity) + 1) + \
             _max_abs(L @ (y - y_free_in)) / h
-        ledger = self._ledger_increments(q0, v0, t0, h, q1, v, z_step, P_eq, P_g,
+        ledger = self._ledger_increments(q0, v0, t0, h, q1, v, P_eq, P_g,
                                          Aybar_eq := ca.SX.sym("Aybar_eq", ne),
-                                         Aybar_g := ca.SX.sym("Aybar_g", ng), friction_work)
+                                         Aybar_g := ca.SX.sym("Aybar_g", ng), friction_work,
+                                         carried_end)
+        carry = (ca.vertcat(h, carried_end, *step.wrenches) if cs.n_carry else ca.SX(0, 1))
         # the discretisation's energy (the ledger's residual parts and ideal joints' work,
-        # which is none in the limit) and the energy in play: kinetic at both ends, gravity
-        # over the model's size, every agent's work in the step
+        # which is none in the limit) and the energy in play: kinetic and stored (every
+        # element but gravity, and what the energy-consistent elements carry) at both ends,
+        # gravity over the model's size, every agent's work in the step; and the mechanical
+        # energy the step moves, kinetic and stored at its larger end (the run's scale)
         n_el = len(cs.force_elements)
         ideal = [2 * n_el + j for j, r in enumerate(cs.constraint_rows) if isinstance(r.element, Joint)]
         created = ca.sum1(ledger[ideal + [ledger.numel() - 3, ledger.numel() - 2, ledger.numel() - 1]])
-        in_play = (cs.kinetic(v0) + cs.kinetic(v)
+        carried_start = z[cs.carry_energy_slot] if cs.n_carry else 0
+        moving = [cs.kinetic(v0) + _stored(cs, t0, q0, z_el) + ca.fabs(carried_start),
+                  cs.kinetic(v) + _stored(cs, t1, q1, z_el) + ca.fabs(carried_end)]
+        in_play = (moving[0] + moving[1]
                    + cs.total_mass * np.linalg.norm(cs.system.gravity) * cs.model_size
                    + ca.sum1(ca.fabs(ledger)))
         check = ca.vertcat(_max_abs(rows_eq1) / v_scale, -ca.fmin(_min_or_inf(rows_g1), 0) / v_scale,
                            _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v),
-                           created, in_play)
+                           created, in_play, ca.fmax(moving[0], moving[1]))
         finish_in = ["q0", "v0", "t0", "h", "y", "P_eq", "P_g", "rows_eq", "rows_g", "impulse",
-                     "Aybar_eq", "Aybar_g", "y_free", "shift", "z", "Pi_g_local", "friction_work"]
+                     "Aybar_eq", "Aybar_g", "y_free", "shift", "z", "Pi_g_local", "friction_work",
+                     "carried_energy"]
         self.finish = FastFunction(ca.Function(
             "step_finish", [q0, v0, t0, h, y, P_eq, P_g, rows_eq1, rows_g1, impulse, Aybar_eq,
-                            Aybar_g, y_free_in, shift, z, Pi_g_local, friction_work],
+                            Aybar_g, y_free_in, shift, z, Pi_g_local, friction_work, carried_end],
             [q1, v, P_eq / h, P_g / h, _max_abs(eom), _max_abs(cs.phi(q1, t1)), _max_abs(norms),
-             _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), Pi_g_local, h * rows_g1, ledger,
-             ca.fabs(cs.phi(q1, t1)), check],
+             _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), Pi_g_local, h * rows_g1,
+             ca.densify(ledger),
+             ca.densify(carry), ca.fabs(cs.phi(q1, t1)), check],
             finish_in,
             ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
-             "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "ledger", "phi", "check"],
+             "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "ledger", "carry", "phi",
+             "check"],
             _CSE))
         self._select = None          # sparse selection of independent joint rows (None: all)
         self._qp = {}
+        self._conic = {}            # the conic solvers by sparsity (shared memory)
+        self._turn = None           # contact_turn's function (False: no round gaps)
         self._qp_built = set()      # (plugin, jacobian_at) built once: later builds are resets
         self.qp_solver = settings.qp_solver or ("qpoases" if nv <= 60 else "proxqp")
         self._value_slope = None
@@ -251,29 +285,40 @@ class StepProgram:
                 [("friction", j) for j in range(cs.n_gap)] +
                 [("gyroscopic", None), ("potential", None), ("solver", None)])
 
-    def _ledger_increments(self, q0, v0, t0, h, q1, v1, z, P_eq, P_g, Aybar_eq, Aybar_g,
-                           friction_work):
+    def _ledger_increments(self, q0, v0, t0, h, q1, v1, P_eq, P_g, Aybar_eq, Aybar_g,
+                           friction_work, carried_end):
         """One step's energy ledger (``ledger_layout``): every agent's impulse times the step's
         mean velocity, which makes the kinetic energy balance exact (``nlpdyn.assembly``);
-        ``friction_work`` per gap row is computed the same way by the caller."""
+        ``friction_work`` per gap row is computed the same way by the caller.
+        ``carried_end``: the energy of the impulse the energy-consistent elements carry into
+        the next step (the memory holds this step's start value)."""
         cs = self.cs
         t1 = t0 + h
         v_bar = 0.5 * (v0 + v1)
-        mask = [1.0 if el.evaluation == "implicit" else 0.0 for el in cs.force_elements]
-        at_end, at_start = ca.diag(ca.DM(mask)), ca.diag(ca.DM([1.0 - m for m in mask]))
-        Q = (cs.element_forces(t0, q0, v0, z) @ at_start
-             + cs.element_forces(t1, q1, v1, z) @ at_end)
-        Q_V = (cs.element_conservative_forces(t0, q0) @ at_start
-               + cs.element_conservative_forces(t1, q1) @ at_end)
-        applied = h * (Q.T @ v_bar)
-        conservative = h * (Q_V.T @ v_bar)
+        step = self._step
+        consistent = [j for j, *_ in cs.consistent]
+        # the energy-consistent elements' conservative work on the nodal velocities (h G_V .
+        # v1 = -dV, ``CompiledSystem.step_forces``); the rest of their conservative impulse's
+        # work on v_bar, and the change of the energy carried into the next step
+        # (``carried_energy``), go with the conservative forces' residual
+        applied = h * (step.Q.T @ v_bar)
+        conservative = h * (step.Q_V.T @ v_bar)
+        carried = ca.DM(0)
+        if consistent:
+            nodal = h * (step.G_V[:, consistent].T @ v1)
+            carried = (ca.sum1(conservative[consistent]) - ca.sum1(nodal)
+                       + carried_end - self._sym["z"][cs.carry_energy_slot])
+            applied[consistent] = applied[consistent] - conservative[consistent] + nodal
+            conservative[consistent] = nodal
         joint_sum = ca.DM(_segment_sums([(r.start, r.stop) for r in cs.constraint_rows], cs.n_eq))
         joints = joint_sum @ (P_eq * Aybar_eq)
         gaps = P_g * Aybar_g
         gyroscopic = -h * ca.dot(cs.gyroscopic(v0), v_bar)
-        potential = ca.sum1(conservative) + cs.potential(t1, q1) - cs.potential(t0, q0)
-        solver = (cs.kinetic(v1) - cs.kinetic(v0) - ca.sum1(applied) - ca.sum1(joints)
-                  - ca.sum1(gaps) - ca.sum1(friction_work) - gyroscopic)
+        z_el = self._sym["z"][:cs.n_history]
+        potential = (ca.sum1(conservative) + cs.potential(t1, q1, z_el) - cs.potential(t0, q0, z_el)
+                     + carried)
+        solver = (cs.kinetic(v1) - cs.kinetic(v0) - h * ca.sum1(step.Q.T @ v_bar)
+                  - ca.sum1(joints) - ca.sum1(gaps) - ca.sum1(friction_work) - gyroscopic)
         return ca.vertcat(applied, conservative, joints, gaps, friction_work, gyroscopic,
                           potential, solver)
 
@@ -297,10 +342,16 @@ class StepProgram:
         if jacobian_at not in self._rows:
             cs, s = self.cs, self._sym
             q0, q_lin, h = s["q0"], s["q_lin"], s["h"]
-            d = ca.SX.sym("d", cs.n_coordinates)
-            outer = ca.Function("gap_law_grad", [d], [ca.jacobian(cs.gap_of_coordinates(d), d)])
-            D = cs.contact_coordinates_q(q0 if jacobian_at == "start" else q_lin)
-            grad = outer(cs.contact_coordinates(q_lin)) @ D
+            if jacobian_at == "iterate":
+                d = ca.SX.sym("d", cs.n_coordinates)
+                outer = ca.jacobian(cs.gap_of_coordinates(d), d)
+                outer = ca.substitute(outer, d, cs.contact_coordinates(q_lin))
+            else:
+                outer = self._contact_normals(jacobian_at == "sustained")(
+                    cs.contact_coordinates(q_lin), cs.contact_coordinates(q0), cs.gap(q0),
+                    s["z"][cs.contact_slots], ca.DM.zeros(cs.n_gap))[0]
+            D = cs.contact_coordinates_q(q_lin if jacobian_at == "iterate" else q0)
+            grad = outer @ D
             # With the post-step projection on, a penetration present at the start is held (not
             # pushed out through the velocity, which injects energy): the projection removes it.
             held = ca.fmin(cs.gap(q0), 0) if self.settings.projection else 0
@@ -372,9 +423,10 @@ class StepProgram:
                                 for i in range(k)])
             cost = ca.vertcat(*[mu * ca.fmax(P_n[j], 0) for j, mu, _ in self.friction_gaps])
             self._friction[jacobian_at] = ca.Function(
-                f"friction_rows_{jacobian_at}", [s["q0"], s["v0"], s["q_lin"], y_ref, P_n],
+                f"friction_rows_{jacobian_at}",
+                [s["q0"], s["v0"], s["q_lin"], s["z"], y_ref, P_n],
                 [ca.jacobian(rows, s["y"]), cost, ca.horzcat(*dirs)],
-                ["q0", "v0", "q_lin", "y_ref", "P_n"], ["A_f", "cost", "directions"], _CSE)
+                ["q0", "v0", "q_lin", "z", "y_ref", "P_n"], ["A_f", "cost", "directions"], _CSE)
         return self._friction[jacobian_at]
 
     def friction_report(self, jacobian_at="start") -> ca.Function:
@@ -412,9 +464,9 @@ class StepProgram:
                 error = ca.fmax(error, h / mass * miss)
             self._friction[key] = ca.Function(
                 f"friction_report_{jacobian_at}",
-                [q0, v0, q_lin, y_ref, P_used, h, y, P_new, beta, y_bar],
+                [q0, v0, q_lin, s["z"], y_ref, P_used, h, y, P_new, beta, y_bar],
                 [ca.densify(P_t), ca.densify(work), error],
-                ["q0", "v0", "q_lin", "y_ref", "P_used", "h", "y", "P_g", "beta", "y_bar"],
+                ["q0", "v0", "q_lin", "z", "y_ref", "P_used", "h", "y", "P_g", "beta", "y_bar"],
                 ["P_t", "work", "error"], _CSE)
         return self._friction[key]
 
@@ -473,6 +525,85 @@ class StepProgram:
         return (self._full(A @ y + c), A_g @ y + c_g, A.T @ P_eq + A_g.T @ P_g,
                 self._full(A @ y_bar), A_g @ y_bar)
 
+    def _contact_normals(self, sustained: bool) -> ca.Function:
+        """(d, d0, g0, closed, P) -> (the gap laws' gradient as the rows take it, n_gap x
+        n_coordinates; its derivative in d weighted by the impulses P, n_coordinates square:
+        the contact iterations' curvature).
+
+        A flat gap's gradient is 1. A round gap (g = radius - |d|) pushes along -n: n the unit
+        vector of d, the iterate's end of the step (``sustained`` False: the "cone" rows) or,
+        with ``sustained``, where the gap was closed at the start of the step (g0 within
+        ``ACCEPTED`` gap_tol, blended out by 2 of them) and of the step before (``closed``,
+        the memory's flag: a gap that closed in the last step is still ending its impact), of
+        d0: the start-of-step normal with the gap met at the end (SHAKE's constraint step). Sliding on the circle, the end normal
+        takes lam c dphi^2 out of the motion per step; the start normal is as neutral as the
+        ideal joint's start-of-step rows. A contact that closes in the step (an impact) keeps
+        the end normal (and "cone" takes end normals throughout where a normal turns by more
+        than ``TURN_HELD`` in the step: ``contact_turn``). The curvature, the contact
+        iterations' Hessian, is
+        P (1 - CURVATURE_HELD w) (I - n n^T) / |(1 - w) d + w d0|, w the start normal's weight:
+        the circle's P / |d| for the end normal (P dn/dd), part of it for the start normal."""
+        key = ("normals", sustained)
+        if key not in self._curvature:
+            cs = self.cs
+            nc, ng = cs.n_coordinates, cs.n_gap
+            d, d0 = ca.SX.sym("d", nc), ca.SX.sym("d0", nc)
+            g0, closed_before, P = ca.SX.sym("g0", ng), ca.SX.sym("closed", ng), ca.SX.sym("P", ng)
+            band = ACCEPTED * self.settings.gap_tol
+            grad, curvature = ca.SX(ng, nc), ca.SX(nc, nc)
+            for j, (a, b, radius) in enumerate(cs.gap_laws):
+                if radius is None:
+                    grad[j, a] = 1
+                    continue
+                w, w0 = d[a:b], d0[a:b]
+                held = 0
+                if sustained:
+                    held = closed_before[j] * ca.fmin(ca.fmax(2 - g0[j] / band, 0), 1)
+                direction = (1 - held) * w + held * w0
+                size = smooth_norm(direction, radius)
+                n = direction / size
+                grad[j, a:b] = -n.T
+                curvature[a:b, a:b] = (P[j] * (1 - CURVATURE_HELD * held)
+                                       * (ca.DM.eye(b - a) - n @ n.T) / size)
+            self._curvature[key] = ca.Function(
+                "contact_normals", [d, d0, g0, closed_before, P], [grad, curvature],
+                ["d", "d0", "g0", "closed", "P"], ["grad", "curvature"], _CSE)
+        return self._curvature[key]
+
+    def contact_turn(self, q0, q1, z=None) -> float | None:
+        """The largest angle (rad) by which a round gap's normal turns from q0 to q1, over the
+        round gaps whose start-of-step normal the "sustained" rows hold: closed at q0 (within
+        2 ``ACCEPTED`` gap_tol) and, with the memory ``z``, flagged closed the step before.
+        None where there is none (the "sustained" rows are then the "start" ones)."""
+        cs = self.cs
+        if self._turn is None:
+            round_gaps = [(j, a, b) for j, (a, b, radius) in enumerate(cs.gap_laws)
+                          if radius is not None]
+            if not round_gaps:
+                self._turn = False
+            else:
+                s = self._sym
+                q1_sym = ca.SX.sym("q1", cs.nq)
+                self._turn = (round_gaps, FastFunction(ca.Function(
+                    "contact_turn", [s["q0"], q1_sym],
+                    [cs.contact_coordinates(s["q0"]), cs.contact_coordinates(q1_sym),
+                     cs.gap(s["q0"])], ["q0", "q1"], ["d0", "d1", "g0"], _CSE)))
+        if self._turn is False:
+            return None
+        round_gaps, function = self._turn
+        d0, d1, g0 = function(q0, q1)
+        held = g0 < 2 * ACCEPTED * self.settings.gap_tol
+        if z is not None:
+            held &= np.asarray(z)[cs.contact_slots] > 0
+        turn = None
+        for j, a, b in round_gaps:
+            if not held[j]:
+                continue
+            u, w = d0[a:b], d1[a:b]
+            sine = np.linalg.norm(np.cross(u, w)) if b - a == 3 else abs(u[0] * w[1] - u[1] * w[0])
+            turn = max(turn or 0.0, float(np.arctan2(sine, u @ w)))
+        return turn
+
     def gap_curvature(self, jacobian_at="start"):
         """C(q0, h, q_lin, P_g): Hessian in y of -P.g(q_end(y))/h as the rows of ``jacobian_at``
         see it, at q_lin. "start": only the gap laws' own curvature (the circle: P/|d| across
@@ -481,20 +612,20 @@ class StepProgram:
         curved gaps (a bore jammed at both ends: |d| = c has curvature 1/c)."""
         if jacobian_at not in self._curvature:
             cs, s = self.cs, self._sym
-            q0, q_lin, h = s["q0"], s["q_lin"], s["h"]
+            q0, q_lin, h, z = s["q0"], s["q_lin"], s["h"], s["z"]
             P_in = ca.SX.sym("P_g", self.n_gap)
             T_q = ca.jacobian(s["qdot"], s["y"])
-            if jacobian_at == "start":
-                d = ca.SX.sym("d", cs.n_coordinates)
-                law_hess = ca.Function("gap_law_hess", [d, P_in],
-                                       [ca.hessian(ca.dot(P_in, cs.gap_of_coordinates(d)), d)[0]])
-                B = cs.contact_coordinates_q(q0) @ T_q
-                hess = B.T @ law_hess(cs.contact_coordinates(q_lin), P_in) @ B
-            else:
+            if jacobian_at == "iterate":
                 hess = T_q.T @ ca.hessian(ca.dot(P_in, cs.gap(q_lin)), q_lin)[0] @ T_q
+            else:
+                _, curvature = self._contact_normals(jacobian_at == "sustained")(
+                    cs.contact_coordinates(q_lin), cs.contact_coordinates(q0), cs.gap(q0),
+                    z[cs.contact_slots], P_in)
+                B = cs.contact_coordinates_q(q0) @ T_q
+                hess = -B.T @ curvature @ B
             self._curvature[jacobian_at] = ca.Function(
-                f"gap_curvature_{jacobian_at}", [q0, h, q_lin, P_in], [-h * hess],
-                ["q0", "h", "q_lin", "P_g"], ["C"], _CSE)
+                f"gap_curvature_{jacobian_at}", [q0, h, q_lin, z, P_in], [-h * hess],
+                ["q0", "h", "q_lin", "z", "P_g"], ["C"], _CSE)
         return self._curvature[jacobian_at]
 
     def gap_curvature_dense(self, jacobian_at="start") -> FastFunction:
@@ -519,7 +650,7 @@ class StepProgram:
         cs = self.cs
         Q0, V0, T0, H = (ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", self.nv), ca.MX.sym("t0"),
                          ca.MX.sym("h"))
-        Z = ca.MX.sym("z", cs.n_history)
+        Z = ca.MX.sym("z", cs.n_memory)
         A, c, A_g, c_g, y_free, Pi_g_local = self.prepare_sparse().call([Q0, V0, T0, H, Q0, Z])
         A, c = self._kept(A, c)
         n_rows = A.size1()
@@ -535,7 +666,7 @@ class StepProgram:
         out = self.finish.function(Q0, V0, T0, H, y, self._full(P), ca.MX.zeros(0),
                                    *self._finish_args(A, c, A_g, c_g, y, P, ca.MX.zeros(0), V0),
                                    y_free, ca.MX.zeros(self.nv), Z, Pi_g_local,
-                                   ca.MX.zeros(self.n_gap))
+                                   ca.MX.zeros(self.n_gap), ca.MX(0))
         return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H, Z], [y, self._full(P), *out],
                                         ["q0", "v0", "t0", "h", "z"],
                                         ["y", "P_eq", *self.finish.names_out]))
@@ -545,13 +676,14 @@ class StepProgram:
         """Forget the QP solvers (rebuilt on their next use, not counted as builds): a solver's
         memory of a failed attempt must not carry into the next one."""
         self._qp.clear()
+        self._conic.clear()
 
     def solve_qp(self, q0, v0, t0, h, q_lin, z, warm=None, curvature=None, y_imp=None,
                  jacobian_at="start", friction=None):
         """Fixed h: prepare the rows, solve the QP with a conic plugin, finish: one call.
 
         ``curvature`` = (P_g, y_lin) adds (y - y_lin)^T C (y - y_lin) / 2 to the objective,
-        C = ``gap_curvature(jacobian_at)``(q0, h, q_lin, P_g), for sequential-QP iterations
+        C = ``gap_curvature(jacobian_at)``(q0, h, q_lin, z, P_g), for sequential-QP iterations
         about y_lin. ``y_imp``: where the implicit force elements are linearised (default: the
         start velocity). ``friction``: the normal impulses P_n bounding the friction impulses
         (lagged: the previous iterate's or step's; default ``curvature``'s, else none).
@@ -588,13 +720,13 @@ class StepProgram:
         Q0, V0, QL = ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", nv), ca.MX.sym("q_lin", cs.nq)
         T0, H, LAM = ca.MX.sym("t0"), ca.MX.sym("h"), ca.MX.sym("lam0", ne + ng)
         P_CURV, Y_LIN = ca.MX.sym("P_curv", ng), ca.MX.sym("y_lin", nv)
-        Z = ca.MX.sym("z", cs.n_history)
+        Z = ca.MX.sym("z", cs.n_memory)
         H_IMP = ca.MX.sym("H_imp", self.implicit.nnz if self.has_implicit else 0)
         B_LIN = ca.MX.sym("b_lin", nv if self.has_implicit else 0)
         # I + C stays positive definite: "start" C is positive semidefinite (the circle's
         # curvature is), "iterate" C's only indefinite part is the impulses times the lever
         # arms' curvature, small against the mass-scaled identity
-        C = (self.gap_curvature(jacobian_at)(Q0, H, QL, P_CURV) if ng
+        C = (self.gap_curvature(jacobian_at)(Q0, H, QL, Z, P_CURV) if ng
              else ca.MX(nv, nv))
         A, c, A_g, c_g, y_free, Pi_g_local = self.prepare_sparse(jacobian_at).call(
             [Q0, V0, T0, H, QL, Z])
@@ -613,7 +745,7 @@ class StepProgram:
             # x = [y; s]: per frictional gap row a slack s_j >= d_i . w_j(y), cost mu P_n s_j
             P_FR = ca.MX.sym("P_fric", ng)
             friction_in, friction_names = [P_FR], ["P_fric"]
-            A_f, cost, _ = self.friction_rows(jacobian_at).call([Q0, V0, QL, y_free, P_FR])
+            A_f, cost, _ = self.friction_rows(jacobian_at).call([Q0, V0, QL, Z, y_free, P_FR])
             slack = ca.DM(np.kron(np.eye(nf), np.ones((FRICTION_DIRECTIONS, 1))))
             A_qp = ca.vertcat(ca.horzcat(A_qp, ca.MX(nk + ng, nf)), ca.horzcat(-A_f, slack))
             H_qp, g_qp = ca.diagcat(H_qp, ca.MX(nf, nf)), ca.vertcat(g_qp, cost)
@@ -622,8 +754,14 @@ class StepProgram:
         # sparse patterns (joints and contacts couple neighbouring bodies); the plugin decides
         # whether it works dense or sparse
         pattern_H = H_qp.sparsity() + ca.Sparsity.diag(nv + nf)
-        qp = ca.conic(f"step_qp_{plugin}_{jacobian_at}", plugin,
-                      {"h": pattern_H, "a": A_qp.sparsity()}, opts)
+        # one solver per sparsity: the rows of every jacobian_at share its memory (qpOASES hot
+        # starts each re-solve from the last working set; cold, it failed to initialise on
+        # gap rows that vanish, a bore centred on its pin)
+        key = (plugin, _pattern_key(pattern_H), _pattern_key(A_qp.sparsity()))
+        if key not in self._conic:
+            self._conic[key] = ca.conic(f"step_qp_{plugin}_{len(self._conic)}", plugin,
+                                        {"h": pattern_H, "a": A_qp.sparsity()}, opts)
+        qp = self._conic[key]
         if (plugin, jacobian_at) not in self._qp_built:
             self._qp_built.add((plugin, jacobian_at))
             self.build_count += 1
@@ -637,9 +775,20 @@ class StepProgram:
             args[2] = args[2] - A_f.T @ beta        # the friction impulses join the EOM check
             y_bar = 0.5 * (self._L.T @ V0 + y)
             P_t, f_work, f_error = self.friction_report(jacobian_at).call(
-                [Q0, V0, QL, y_free, P_FR, H, y, P_g, beta, y_bar])
+                [Q0, V0, QL, Z, y_free, P_FR, H, y, P_g, beta, y_bar])
+        carried = ca.MX(0)
+        if cs.n_carry:
+            # the nodal velocity's excess u - v = P c: the carried impulse c less what the
+            # joints take of it (P projects onto their rows at the start of the step)
+            c_y = self._end_carried(Q0, V0, T0, H, y, Z)
+            if nk:
+                solve = pseudo_inverse_solve(ca.mtimes(A, A.T), "carry_ls",
+                                             self.settings.regularization,
+                                             self.settings.refinement_steps)
+                c_y = c_y - A.T @ solve(A @ c_y)
+            carried = ca.dot(c_y, y) + 0.5 * ca.dot(c_y, c_y)
         out = self.finish.function(Q0, V0, T0, H, y, self._full(P_eq), P_g, *args,
-                                   y_free, C @ (y - Y_LIN), Z, Pi_g_local, f_work)
+                                   y_free, C @ (y - Y_LIN), Z, Pi_g_local, f_work, carried)
         fn = ca.Function(f"step_qp_{jacobian_at}",
                          [Q0, V0, T0, H, QL, LAM, P_CURV, Y_LIN, Z, H_IMP, B_LIN, *friction_in],
                          [y, ca.vertcat(-self._full(P_eq), -P_g), ca.densify(ca.vec(P_t)),
@@ -656,14 +805,19 @@ class StepProgram:
         shift = np.zeros(self.nv)
         if curvature is not None and self.n_gap:
             P_curv, y_lin = curvature
-            shift = self.gap_curvature_dense(jacobian_at)(q0, h, q_lin, P_curv)[0] @ (sol.y - y_lin)
+            shift = (self.gap_curvature_dense(jacobian_at)(q0, h, q_lin, z, P_curv)[0]
+                     @ (sol.y - y_lin))
         A, A_g = A.reshape(self.n_eq, self.nv), A_g.reshape(self.n_gap, self.nv)
         kept = (np.ones(self.n_eq) if self._select is None
                 else np.asarray(ca.DM(self._select.T) @ ca.DM.ones(self._select.size1())).ravel())
         y, y_bar = sol.y, 0.5 * (self.cs.L.T @ np.asarray(v0, dtype=float) + sol.y)
+        carried = 0.0
+        if self.cs.n_carry:
+            C = self.cs.L @ np.asarray(self._end_carried(q0, v0, t0, h, y, z)).ravel()
+            carried = self.cs.carried_energy(t0, q0, self.Linv_T @ y, C)
         return self.finish(q0, v0, t0, h, y, sol.P_eq, sol.P_g, kept * (A @ y + c), A_g @ y + c_g,
                            A.T @ sol.P_eq + A_g.T @ sol.P_g, kept * (A @ y_bar), A_g @ y_bar,
-                           y_free, shift, z, Pi_g_local, np.zeros(self.n_gap))
+                           y_free, shift, z, Pi_g_local, np.zeros(self.n_gap), carried)
 
     # ------------------------------------------------------------------ NLPs (IPOPT)
     def nlp(self, form: str, variable_h: bool, jacobian_at: str = "start"):
@@ -698,7 +852,7 @@ class StepProgram:
         rows_g, A_g = self._gap_rows(jacobian_at)
         # the contact iterations' curvature term, as in the QP (P_curv = 0: none)
         P_curv, y_lin = ca.SX.sym("P_curv", ng), ca.SX.sym("y_lin", nv)
-        C = (self.gap_curvature(jacobian_at)(q0, s["h"], s["q_lin"], P_curv) if ng
+        C = (self.gap_curvature(jacobian_at)(q0, s["h"], s["q_lin"], s["z"], P_curv) if ng
              else ca.SX.zeros(nv, nv))
         sub = lambda e: ca.substitute(e, s["h"], h_expr)  # noqa: E731
         y_free, rows_eq, rows_g = sub(s["y_free"]), sub(s["rows_eq"]), sub(rows_g)
@@ -822,12 +976,20 @@ class _NLP:
 
 _QP_OPTIONS = {
     "qrqp": {"print_iter": False, "print_header": False, "print_info": False},
-    "qpoases": {"printLevel": "none", "sparse": False},
+    # full linear-independence tests: cold starts (a run's first QP, a retry's) failed to
+    # initialise on gap rows that vanish (a bore centred on its pin)
+    "qpoases": {"printLevel": "none", "sparse": False, "enableFullLITests": True},
     "osqp": {"osqp": {"verbose": False, "eps_abs": 1e-12, "eps_rel": 1e-12, "max_iter": 100000}},
     "daqp": {},
     "highs": {"highs": {"output_flag": False}},
     "proxqp": {"proxqp": {"backend": "sparse", "eps_abs": 1e-12, "eps_rel": 0.0}},
 }
+
+
+def _pattern_key(sparsity: ca.Sparsity) -> tuple:
+    """A hashable copy of a sparsity pattern."""
+    colind, row = sparsity.get_ccs()
+    return sparsity.size1(), sparsity.size2(), tuple(colind), tuple(row)
 
 
 def pseudo_inverse_solve(W, name, regularization, refinements):
@@ -847,6 +1009,13 @@ def pseudo_inverse_solve(W, name, regularization, refinements):
             z = z + solver.solve(W_reg, r - W @ z)
         return z
     return solve
+
+
+def _stored(cs, t, q, z):
+    """The energy the force elements other than gravity store at (t, q) with the memory z,
+    magnitudes summed."""
+    V = cs.element_potentials(t, q, z)
+    return ca.sum1(ca.fabs(V[1:])) if V.numel() > 1 else ca.SX(0)
 
 
 def _max_abs(x):

@@ -15,6 +15,7 @@ from tqdm.auto import tqdm
 from .assembly import LedgerTotals, Recorder, build_result
 from .checks import UNIT_NORMALISE, is_number
 from .joints.ideal import Joint
+from .forces.elements import Gravity
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
 from .projection import (GapProjector, independent_rows, normalise, position_change,
                          project_positions, project_velocities)
@@ -135,6 +136,13 @@ class StepperSettings:
     a step beyond it is rejected and retried with a smaller h. The case studies' steps stay
     below 0.032 (a jam in the slider-crank clearance notebook); an explicit stiff spring
     beyond its stability limit creates 0.94, a rod pushed past its reach 0.17."""
+    discretisation_warning: float = 0.05
+    """A run whose discretisation moved more energy than this share of the energy in play
+    says so (a warning and ``Result.info["warnings"]``): the largest |residual + ideal joints'
+    work| of its energy ledger against the largest kinetic plus stored energy of its steps
+    (every element but gravity, and what energy-consistent elements carry) or the range
+    gravity's potential spans, whichever is larger. The steps then do not resolve the
+    motion; a smaller h does."""
     violation_check: float = 1e-4
     """A step that leaves joints apart by more than this fraction of the model's size is
     checked: Gauss-Newton must close them from the end of the step (10 iterations), else the
@@ -158,6 +166,7 @@ class StepperSettings:
             problems.append("initial_conditions must be 'project' or 'check'")
         for name in ("nlp_tol", "consistency_tol", "projection_tol", "check_tol", "regularization",
                      "gap_tol", "implicit_tol", "polish_tol", "nlp_mu_init", "energy_tol",
+                     "discretisation_warning",
                      "violation_check", "friction_tol"):
             if not (is_number(getattr(self, name)) and getattr(self, name) > 0):
                 problems.append(f"{name} must be > 0 (a finite number), got {getattr(self, name)!r}")
@@ -319,7 +328,7 @@ class Stepper:
         self.t = self.t0 = float(t0)
         q, v = cs.initial_state()
         self.q, self.v, self.initial_projection = self._consistent_start(normalise(q, cs.n_bodies), v)
-        self.z = cs.initial_history()
+        self._start_memory()
         self._initial = (self.q, self.v, self.initial_projection)
         # structurally redundant joint rows (an overconstrained loop): solved without them
         self.redundant_rows = []
@@ -389,7 +398,11 @@ class Stepper:
         self._active = np.zeros(cs.n_gap, dtype=bool)
         self._was_open = np.zeros(cs.n_gap, dtype=bool)
         self._energy_high = 0.0     # the largest energy in play of a step so far
+        self._energy_scale = 0.0    # the largest kinetic + stored energy of a step so far
         self.program.reset_qp()
+        for scheme in (self.contact.primary, self.contact.fallback):
+            if scheme is not None:
+                scheme.reset()
         self.ledger = LedgerTotals(cs)
         self._log_start = (self.t, self.q, self.v, self.z, self.gaps)
         self._log = []      # per step: (start, StepInfo, q, v, z at its end)
@@ -411,8 +424,14 @@ class Stepper:
         """
         self.t = self.t0
         self.q, self.v, self.initial_projection = self._initial
-        self.z = self.cs.initial_history()
+        self._start_memory()
         self._restart()
+
+    def _start_memory(self):
+        """The memory at the current state: the elements' initial memory, the carry of the
+        energy-consistent elements, the contact flags."""
+        self.z = self.cs.initial_memory(self.t, self.q, self.v, self.h_max,
+                                        ACCEPTED * self.settings.gap_tol)
 
     def set_state(self, t: float, q, v) -> None:
         """Continue from a state of your own: time ``t``, positions ``q`` (7 per body: r, p)
@@ -461,7 +480,7 @@ class Stepper:
         except ModelError:
             self.t = saved_t
             raise
-        self.z = cs.initial_history()
+        self._start_memory()
         self._restart()
 
     def result(self, message: str | None = None) -> Result:
@@ -639,7 +658,8 @@ class Stepper:
             return h * np.abs(self.program.Linv_T @ (y_new - y_old)).max()
 
         if self.cs.n_gap:
-            outcome = self.contact.refine(solve, self._check, drift, sol, out, self._contact_force)
+            outcome = self.contact.refine(solve, self._check, drift, sol, out, self._contact_force,
+                                          turn=lambda q1: self.program.contact_turn(self.q, q1, self.z))
         else:
             outcome = ContactOutcome(sol, out, "", 0, 0.0, True)
         sol = outcome.sol
@@ -863,25 +883,36 @@ class Stepper:
                                "contradict each other or cannot be met there")
         return True, ""
 
-    def discretisation_note(self, share=0.1) -> str:
-        """A note when the discretisation's energy so far (the ledger's residual and the work
-        of ideal joints) exceeds ``share`` of the energy in play: the steps do not resolve
-        the motion."""
+    def discretisation_note(self) -> str:
+        """A note when the discretisation's energy (the ledger's residual and the work of
+        ideal joints, at its largest over the steps so far) exceeds ``discretisation_warning``
+        of the energy in play (the largest kinetic plus stored energy of a step): the steps
+        do not resolve the motion."""
         if not len(self.ledger):
             return ""
-        row = self.ledger.row()
-        residual = row["residual"] + sum(row[f"work:{name}"] for name in self._ideal_joint_names)
-        if abs(residual) <= share * max(self._energy_high, 1e-9 * self._energy_unit):
+        share = self.settings.discretisation_warning
+        steps = np.arange(len(self.ledger) + 1)
+        rows = self.ledger.rows(steps)
+        residual = rows["residual"] + sum(rows[f"work:{name}"] for name in self._ideal_joint_names)
+        worst = residual[np.argmax(np.abs(residual))]
+        # gravity's potential counts by the range it spans (a drop whose energy an impact takes)
+        gravity = [work for el, work in zip(self.cs.force_elements,
+                                            self.ledger.element_work(steps).values())
+                   if isinstance(el, Gravity)]
+        in_play = max([self._energy_scale, *(np.ptp(w) for w in gravity)])
+        if abs(worst) <= share * max(in_play, 1e-9 * self._energy_unit):
             return ""
-        return (f"the discretisation {'removed' if residual < 0 else 'added'} "
-                f"{abs(residual):.3g} J, more than {share:.0%} of the energy in play (the "
-                "residual and ideal joints' work in energy_ledger()): the steps do not resolve "
-                "the motion; a smaller h does")
+        return (f"the discretisation {'removed' if worst < 0 else 'added'} up to "
+                f"{abs(worst):.3g} J, more than {share:.0%} of the {in_play:.3g} J "
+                "in play (the residual and ideal joints' work in energy_ledger()): the steps "
+                "do not resolve the motion; a smaller h does")
 
     def _accept(self, outcome, retries, wall) -> StepInfo:
         sol, out = outcome.sol, outcome.out
         self._energy_high = max(self._energy_high, out[-1][6])
-        (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, Pi_g, _, ledger, _, _) = out
+        self._energy_scale = max(self._energy_scale, out[-1][7])
+        (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, Pi_g, _, ledger, carry, _,
+         _) = out
         t1 = self.t + sol.h
         proj_change = proj_energy = 0.0
         if self.settings.projection and (self.cs.n_eq or self.cs.n_gap):
@@ -897,7 +928,9 @@ class Stepper:
                 q_proj, _, viol_after, _ = project_positions(self.cs, q1, t1,
                                                              tol=self.settings.projection_tol)
             proj_change = position_change(q1, q_proj, self.cs.n_bodies)
-            proj_energy = float(self.cs.potential(t1, q_proj)) - float(self.cs.potential(t1, q1))
+            z = self.z[:self.cs.n_history]
+            proj_energy = (float(self.cs.potential(t1, q_proj, z))
+                           - float(self.cs.potential(t1, q1, z)))
             q1 = q_proj
             viol = np.array([viol_after])
             gaps = np.asarray(self.cs.gap(q1)).ravel()
@@ -906,9 +939,14 @@ class Stepper:
             self._lam_qp = -np.concatenate((sol.P_eq, sol.P_g))
         self._contact_force = lam
         self._dv, self._dv_h = v1 - self.v, sol.h
-        if self.cs.n_history:
-            self.z[self.cs.step_size_slots] = sol.h      # the step's own h (a variable-h step)
-            self.z = np.asarray(self.cs.history_next(t1, q1, v1, self.z)).ravel()
+        if self.cs.n_memory:
+            n, z = self.cs.n_history, self.z.copy()
+            if n:
+                z[self.cs.step_size_slots] = sol.h      # the step's own h (a variable-h step)
+                z[:n] = np.asarray(self.cs.history_next(t1, q1, v1, z[:n])).ravel()
+            z[n:n + self.cs.n_carry] = carry
+            z[self.cs.contact_slots] = self.gaps <= ACCEPTED * self.settings.gap_tol
+            self.z = z
         if self.cs.n_gap:
             active = closed_in_solve(outcome.out, self._force_scale, 10 * self.settings.gap_tol)
             changed = bool(np.any(active != self._active))

@@ -10,11 +10,12 @@ import numpy as np
 from .body import BodyState, Ground, RigidBody, ground_state
 from .checks import (ModelError, as_number, as_vector, failure_reason, is_number, name_problems,
                      show)
+from .discrete_gradient import discrete_gradient
 from .forces.base import ForceElement
 from .forces.elements import Gravity
 from .joints.base import BilateralConstraint, Element, UnilateralConstraint, gap_law
 from .joints.nonholonomic import VelocityConstraint
-from .rotations import G_matrix
+from .rotations import G_matrix, normalised_rotation_matrix
 
 # Names of built-in entries of the results (the gravity element), not available to users.
 RESERVED_NAMES = ("gravity",)
@@ -316,15 +317,21 @@ class CompiledSystem:
     Functions (all closed, SX): ``phi(q, t)``, ``phi_q(q, t)``, ``phi_t(q, t)``, ``gap(q)``,
     ``gap_q(q)``, ``contact_coordinates(q)`` and ``contact_coordinates_q(q)`` (d and
     dd/dq; ``gap_of_coordinates`` gives g(d)), ``forces(t, q, v, z)`` (Q_A - S; z: the force elements' memory, see
-    ``initial_history``), ``forces_explicit`` / ``forces_implicit`` (the same split by where
-    each element is evaluated; S goes with the explicit part), ``history_next(t, q, v, z)``,
+    ``initial_history``), ``forces_explicit`` (Q_A - S of the elements evaluated at the start
+    of the step), ``history_next(t, q, v, z)``, ``history_start(t, q, v, z)`` (the memory a start state shows),
     ``element_forces(t, q, v, z)`` (nv x n_elements, Q of each force element, gravity
-    first), ``element_potentials(t, q)``, ``element_conservative_forces(t, q)`` (nv x n_elements,
+    first), ``element_potentials(t, q, z)``, ``element_conservative_forces(t, q, z)`` (nv x n_elements,
     -dV/dq of each element's stored energy as a generalised force), ``gyroscopic(v)`` (S),
-    ``energy(t, q, v)``, ``kinetic(v)``,
-    ``potential(t, q)``, ``velocity_jacobian(q, t)`` (Pi, rows of d/dt Phi = Pi v; with the
+    ``energy(t, q, v, z)``, ``kinetic(v)``,
+    ``potential(t, q, z)``, ``velocity_jacobian(q, t)`` (Pi, rows of d/dt Phi = Pi v; with the
     velocity constraints' rows C, whose zeta is in ``phi_t``), ``velocity_rows_jacobian(q, t)``
     (C alone, zero rows elsewhere).
+
+    The stepper's memory is z followed by the carry of the energy-consistent elements
+    (``initial_memory``, ``step_forces``, ``carried_energy``): the previous step's h, the
+    energy carried, and per such element the conservative force of its last step as global
+    wrenches, half of whose impulse the next step applies; then per gap a flag, closed at the
+    start of the last step (``contact_slots``); ``n_memory`` entries in all.
     """
 
     def __init__(self, system: System, problems=(), invalid=frozenset()):
@@ -404,9 +411,9 @@ class CompiledSystem:
         z = ca.SX.sym("z", sum(size for size in history_sizes if size is not None))
         self._symbols |= _hashes(z)
         self.n_history = z.numel()
-        self.history_rows, z_next, start = [], [], 0
-        Q = {"explicit": ca.SX.zeros(self.nv), "implicit": ca.SX.zeros(self.nv)}
-        element_Q, element_V = [], []
+        self.history_rows, z_next, z_start, start = [], [], [], 0
+        Q = {"explicit": ca.SX.zeros(self.nv), "in_step": ca.SX.zeros(self.nv)}
+        element_Q, element_V, element_terms = [], [], []
         potential = ca.SX(0)
         for el in self.force_elements:
             memory = z[start:start + el.history_size] if el.history_size else None
@@ -416,16 +423,19 @@ class CompiledSystem:
             built = _attempt(el, problems, lambda: self._force_terms(el, t, memory))
             if built is None:
                 continue
-            Q_el, V_el, el_next = built
+            Q_el, V_el, (el_next, el_start), terms = built
             if el.history_size:
                 z_next.append(el_next)
-            Q[el.evaluation] += Q_el
+                z_start.append(el_start)
+            Q["explicit" if el.evaluation == "explicit" else "in_step"] += Q_el
             element_Q.append(Q_el)
             element_V.append(V_el)
+            element_terms.append(terms)
             potential += V_el
         if problems:
             raise ModelError(problems)
-        self.implicit_elements = [el.name for el in self.force_elements if el.evaluation == "implicit"]
+        # the elements the step program evaluates inside the step (implicit and backward Euler)
+        self.implicit_elements = [el.name for el in self.force_elements if el.evaluation != "explicit"]
         self._friction_terms(t, q, v, z)
         M = np.zeros((self.nv, self.nv))
         S = ca.SX.zeros(self.nv)
@@ -477,26 +487,29 @@ class CompiledSystem:
         self.contact_points = fn("contact_points", [("q", q)],
                                  {"points": ca.vertcat(*points) if points else ca.SX(0, 3)})
         tqvz = [("t", t), ("q", q), ("v", v), ("z", z)]
-        self.forces = fn("forces", tqvz, {"Q_minus_S": Q["explicit"] + Q["implicit"] - S})
+        self.forces = fn("forces", tqvz, {"Q_minus_S": Q["explicit"] + Q["in_step"] - S})
         self.forces_explicit = fn("forces_explicit", tqvz, {"Q_minus_S": Q["explicit"] - S})
-        self.forces_implicit = fn("forces_implicit", tqvz, {"Q": Q["implicit"]})
         self.history_next = fn("history_next", tqvz,
                                {"z_next": ca.vertcat(*z_next) if z_next else ca.SX(0, 1)})
+        self.history_start = fn("history_start", tqvz,
+                                {"z_start": ca.vertcat(*z_start) if z_start else ca.SX(0, 1)})
         self.element_forces = fn("element_forces", tqvz, {"Q": ca.horzcat(*element_Q)})
-        self.element_potentials = fn("element_potentials", [("t", t), ("q", q)],
-                                     {"V": ca.vertcat(*element_V)})
+        tqz = [("t", t), ("q", q), ("z", z)]
+        self.element_potentials = fn("element_potentials", tqz, {"V": ca.vertcat(*element_V)})
         # the part of each element's force that derives from its stored energy (the rest is
         # the element's non-conservative work: damping, hysteresis, applied loads)
         T_v = ca.jacobian(qdot_of_v, v)
         self.element_conservative_forces = fn(
-            "element_conservative_forces", [("t", t), ("q", q)],
+            "element_conservative_forces", tqz,
             {"Q_V": ca.densify(ca.horzcat(*[-(ca.jacobian(V, q) @ T_v).T for V in element_V]))})
         self.gyroscopic = fn("gyroscopic", [("v", v)], {"S": S})
         self.kinetic = fn("kinetic", [("v", v)], {"T": kinetic})
-        self.potential = fn("potential", [("t", t), ("q", q)], {"V": potential})
-        self.energy = fn("energy", [("t", t), ("q", q), ("v", v)], {"E": kinetic + potential})
+        self.potential = fn("potential", tqz, {"V": potential})
+        self.energy = fn("energy", [("t", t), ("q", q), ("v", v), ("z", z)],
+                         {"E": kinetic + potential})
         self.q_sym, self.v_sym, self.t_sym, self.z_sym = q, v, t, z
         self.phi_expr, self.gap_expr = phi, gap
+        self._energy_consistent(element_terms)
 
     # ---------------------------------------------------------------- element expressions
     def _equations(self, el, t):
@@ -543,6 +556,7 @@ class CompiledSystem:
         """(Q of the element, its potential energy, its next memory or None)."""
         states = self.states_of(el)
         z_next = ca.vec(ca.SX(el.next_history(states, t, memory))) if el.history_size else None
+        z_start = ca.vec(ca.SX(el.start_history(states, t, memory))) if el.history_size else None
         wrenches = el.wrenches(states, t, memory) if el.history_size else el.wrenches(states, t)
         Q_el = ca.SX.zeros(self.nv)
         for b, (f, n) in zip(el.bodies, wrenches):
@@ -551,10 +565,194 @@ class CompiledSystem:
             k = b.index
             Q_el[6 * k:6 * k + 3] += f
             Q_el[6 * k + 3:6 * k + 6] += n
-        pe = el.potential_energy(states, t)
+        pe = el.potential_energy(states, t, memory)
         V_el = ca.SX(0) if pe is None else ca.SX(pe)
-        self._require_own_symbols(el, Q_el, V_el, *([] if z_next is None else [z_next]))
-        return Q_el, V_el, z_next
+        terms = []
+        if el.evaluation == "implicit":
+            terms = [(ca.SX(s), V) for s, V in el.potential_terms(states, t, memory)]
+            if not terms and pe is not None:        # a potential given whole
+                terms = [(V_el, lambda x: x)]
+        self._require_own_symbols(el, Q_el, V_el, *([] if z_next is None else [z_next, z_start]),
+                                  *(s for s, _ in terms))
+        return Q_el, V_el, (z_next, z_start), terms
+
+    # ---------------------------------------------------------------- energy-consistent elements
+    def _energy_consistent(self, element_terms):
+        """The energy-consistent ("implicit") elements: per element its coordinates s(q, t)
+        and their Jacobian, and the carry's layout in the stepper's memory, after the
+        elements' memory z: the last step's h (``carry_h_slot``), the energy the last step
+        carried (``carry_energy_slot``, ``carried_energy``), then per element the conservative
+        force of its last step on each moving body as global wrenches (f, n: 6 per body;
+        ``carry_rows``)."""
+        q, t, v = self.q_sym, self.t_sym, self.v_sym
+        self.consistent, self.carry_rows = [], []
+        self.carry_h_slot, self.carry_energy_slot = self.n_history, self.n_history + 1
+        start = self.n_history + 2
+        for j, (el, terms) in enumerate(zip(self.force_elements, element_terms)):
+            if el.evaluation != "implicit":
+                continue
+            moving = [b.index for b in el.bodies if not b.is_ground]
+            self.carry_rows.append(ElementRows(el.name, el, start, start + 6 * len(moving)))
+            start += 6 * len(moving)
+            s = ca.vertcat(*[s for s, _ in terms]) if terms else ca.SX(0, 1)
+            coordinates = ca.Function(f"coordinates_{j}", [q, t], [s])
+            jacobian = ca.Function(f"coordinates_q_{j}", [q, t], [ca.jacobian(s, q)])
+            self.consistent.append((j, coordinates, jacobian, [V for _, V in terms], moving))
+        self.n_carry = start - self.n_history if self.consistent else 0
+        # then one flag per gap: closed at the start of the last step (the contact step tells
+        # sustained contact from an impact by it)
+        first = self.n_history + self.n_carry
+        self.contact_slots = np.arange(first, first + self.n_gap)
+        self.n_memory = first + self.n_gap
+        memory = ca.SX.sym("memory", self.n_memory)
+        self._carry_wrenches = ca.Function(
+            "carry_wrenches", [t, q, self.z_sym],
+            [ca.vertcat(*self._wrenches(self.element_conservative_forces(t, q, self.z_sym), q))
+             if self.n_carry else ca.SX(0, 1)])
+        self._carried_impulse = ca.Function(
+            "carried_impulse", [q, memory], [self._carried(q, memory)[1]])
+        h = ca.SX.sym("h")
+        q1, v1 = ca.SX.sym("q1", self.nq), ca.SX.sym("v1", self.nv)
+        memory_end = ca.SX.sym("memory_end", self.n_memory)
+        recorded = self.step_forces(t, h, q, v, q1, v1, memory, None, memory_end=memory_end)
+        self.recorded_step_forces = ca.Function(
+            "recorded_step_forces", [t, h, q, v, q1, v1, memory, memory_end],
+            [ca.densify(recorded.Q)], ["t0", "h", "q0", "v0", "q1", "v1", "z0", "z1"], ["Q"],
+            {"cse": True})
+
+    def _wrenches(self, G_V, q0):
+        """Per consistent element, its column of ``G_V`` (nv x n_elements, generalised forces
+        on the velocities at q0) as global wrenches of its moving bodies: the carry's layout
+        after its two scalars."""
+        out = []
+        for j, _, _, _, moving in self.consistent:
+            for k in moving:
+                A = normalised_rotation_matrix(q0[7 * k + 3:7 * k + 7])
+                out += [G_V[6 * k:6 * k + 3, j], A @ G_V[6 * k + 3:6 * k + 6, j]]
+        return out
+
+    def _carried(self, q0, memory):
+        """(last step's h, the impulse it carries into this step (h / 2 times its G_V,
+        summed, on the velocities at q0), per consistent element the last G_V as generalised
+        forces on the velocities at q0 (nv x n_elements))."""
+        G_V = ca.SX.zeros(self.nv, len(self.force_elements))
+        if not self.n_carry:
+            return ca.SX(0), ca.SX.zeros(self.nv), G_V
+        for (j, _, _, _, moving), r in zip(self.consistent, self.carry_rows):
+            W = memory[r.start:r.stop]
+            for i, k in enumerate(moving):
+                A = normalised_rotation_matrix(q0[7 * k + 3:7 * k + 7])
+                G_V[6 * k:6 * k + 3, j] = W[6 * i:6 * i + 3]
+                G_V[6 * k + 3:6 * k + 6, j] = A.T @ W[6 * i + 3:6 * i + 6]
+        h_last = memory[self.carry_h_slot]
+        return h_last, 0.5 * h_last * ca.sum2(G_V), G_V
+
+    def step_forces(self, t0, h, q0, v0, q1, v1, memory, T, memory_end=None):
+        """What every force element exerts over a step from (t0, q0, v0) to (t0 + h, q1, v1),
+        as a namespace of CasADi expressions:
+
+        - ``Q`` (nv x n_elements): its impulse over the step divided by h; ``Q_V``: the
+          conservative part of it;
+        - ``G_V`` (nv x n_elements): the energy-consistent elements' conservative force of
+          this step, ``D`` their other force (damping, hysteresis) at its midpoint (zero
+          columns for the other elements);
+        - ``carried`` (nv): the impulse the step applies from the last one, h_last / 2 times
+          the last G_V, summed; ``wrenches``: G_V as the next memory's carry holds it;
+        - ``tangent`` (nv x n_elements): Q where its derivative in the end of step is cheap
+          and the same to first order in q1 - q0 (for "implicit": the force a quarter
+          into the step, with v1), for the Newton iterations' Hessian.
+
+        By evaluation:
+
+        - "explicit": Q at the start of the step;
+        - "backward_euler": Q at the end;
+        - "implicit": h Q = h_last G_V,last / 2 + h G_V / 2 + h D, G_V = -T^T grad_d V(q0, q1)
+          the stored energy's discrete gradient (``nlpdyn.discrete_gradient``), D = [Q -
+          Q_V](t0 + h/2, (q0 + q1)/2, v1) the rest at the step's midpoint, applied whole (a
+          stiff damper resists in the step it is loaded). With q1 - q0 = h (T v1 + c) (T: the
+          step's kinematic map), the conservative part's balance is exact on the nodal
+          velocities u0 = v0 + M^-1 h_last G_V,last / 2, u1 = u0 + h M^-1 G_V:
+          T(u1) + V(q1) - T(u0) - V(q0) = 0 for the element alone.
+
+        ``memory`` is the stepper's memory at the start of the step (z, then the carry);
+        ``memory_end``: the memory at the end, whose carry holds this step's G_V (then ``T``
+        is not needed: what a recorded step exerted)."""
+        z = memory[:self.n_history]
+        n_el = len(self.force_elements)
+        tm, qm = t0 + 0.5 * h, 0.5 * (q0 + q1)
+        Q_start = self.element_forces(t0, q0, v0, z)
+        QV_start = self.element_conservative_forces(t0, q0, z)
+        Q_end = self.element_forces(t0 + h, q1, v1, z)
+        QV_end = self.element_conservative_forces(t0 + h, q1, z)
+        Q_mid = self.element_forces(tm, qm, v1, z)
+        QV_mid = self.element_conservative_forces(tm, qm, z)
+        h_last, carried, last_V = self._carried(q0, memory)
+        G_V, D = ca.SX.zeros(self.nv, n_el), ca.SX.zeros(self.nv, n_el)
+        if memory_end is not None:
+            G_V = self._carried(q0, memory_end)[2]
+        for j, coordinates, jacobian, laws, _ in self.consistent:
+            if memory_end is None:
+                # the laws may hold the elements' memory (the system's z): the step's
+                G_V[:, j] = ca.substitute(
+                    -T.T @ discrete_gradient(lambda x: coordinates(x, tm),
+                                             lambda x: jacobian(x, tm), laws, q0, q1),
+                    self.z_sym, z)
+            D[:, j] = Q_mid[:, j] - QV_mid[:, j]
+        cols, cols_V, tangent = [], [], []
+        Q_quarter = (self.element_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), v1, z)
+                     if self.consistent else None)
+        for j, el in enumerate(self.force_elements):
+            if el.evaluation == "explicit":
+                cols.append(Q_start[:, j])
+                cols_V.append(QV_start[:, j])
+                tangent.append(Q_start[:, j])
+            elif el.evaluation == "backward_euler":
+                cols.append(Q_end[:, j])
+                cols_V.append(QV_end[:, j])
+                tangent.append(Q_end[:, j])
+            else:
+                conservative = (0.5 * h_last * last_V[:, j] + 0.5 * h * G_V[:, j]) / h
+                cols.append(conservative + D[:, j])
+                cols_V.append(conservative)
+                # the discrete gradient's derivative in q1 is half the Hessian at the
+                # midpoint (to first order in q1 - q0), and it acts with h / 2: the force at
+                # a quarter of the step, with v1, has the impulse's derivative in y
+                tangent.append(Q_quarter[:, j])
+        return types.SimpleNamespace(Q=ca.horzcat(*cols), Q_V=ca.horzcat(*cols_V), G_V=G_V,
+                                     D=D, carried=carried, wrenches=self._wrenches(G_V, q0),
+                                     tangent=ca.horzcat(*tangent))
+
+    def carried_energy(self, t, q, v, C) -> float:
+        """The kinetic energy the step velocity ``v`` lacks of the nodal velocity u = v + P
+        M^-1 C that the energy-consistent elements' carried impulse ``C`` (on the velocities
+        at q) gives: T(u) - T(v), P the projection onto the joints' velocity constraints at
+        (q, t) (the carry's share the joints take is no motion). Numbers in, a number out;
+        the stepper computes the same inside each step."""
+        Minv = np.linalg.inv(self.M)
+        dv = Minv @ C
+        if self.n_eq:
+            Pi = np.asarray(self.velocity_jacobian(q, t)).reshape(self.n_eq, self.nv)
+            dv = dv - Minv @ Pi.T @ (np.linalg.pinv(Pi @ Minv @ Pi.T, rcond=1e-12) @ (Pi @ dv))
+        return float(dv @ self.M @ v + 0.5 * dv @ self.M @ dv)
+
+    def initial_memory(self, t, q, v, h, closed_gap) -> np.ndarray:
+        """The stepper's memory at a start state (t, q, v) before a step of ``h``: the
+        elements' initial memory; for the energy-consistent elements their conservative
+        force at that state as the carry (so a mechanism at rest in equilibrium stays at
+        rest), with h as the last step's and the energy it carries; per gap whether it is
+        closed (below ``closed_gap``, m) at the start."""
+        memory = np.zeros(self.n_memory)
+        if self.n_history:
+            memory[:self.n_history] = np.asarray(
+                self.history_start(t, q, v, self.initial_history())).ravel()
+        memory[self.contact_slots] = np.asarray(self.gap(q)).ravel() <= closed_gap
+        if self.n_carry:
+            memory[self.carry_h_slot] = h
+            memory[self.carry_h_slot + 2:self.contact_slots[0] if self.n_gap else None] = \
+                np.asarray(self._carry_wrenches(t, q, memory[:self.n_history])).ravel()
+            C = np.asarray(self._carried_impulse(q, memory)).ravel()
+            memory[self.carry_energy_slot] = self.carried_energy(t, q, v, C)
+        return memory
 
     def _friction_terms(self, t, q, v, z):
         """Memory entries the stepper sets in every step (``step_size_slots``: h;
@@ -621,7 +819,7 @@ class CompiledSystem:
                            "initial configuration (a norm at 0? write a round gap as "
                            "(d, radius) in contact_coordinates)")
         Q = np.asarray(self.element_forces(t0, q, v, z))
-        V = np.asarray(self.element_potentials(t0, q)).ravel()
+        V = np.asarray(self.element_potentials(t0, q, z)).ravel()
         for j, el in enumerate(self.force_elements):
             bad = [name for name, ok in (("force", np.isfinite(Q[:, j]).all()),
                                          ("potential energy", np.isfinite(V[j])))

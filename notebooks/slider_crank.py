@@ -94,8 +94,9 @@ print(f"energy range {np.ptp(res.energy):.3e} J; max |Phi| {res.stats.constraint
 #
 # Clearances 0, 1e-3, 0.1 and 1 mm, each run two ways with the same joint data:
 # - **penalty** (seed 001's model): Lankarani-Nikravesh contact, K = 5e6 N/m^1.5, n = 1.5,
-#   e = 0.75 (a 0 mm clearance is a penalty joint with no play), evaluated at the end of each
-#   step, h = 1e-3 s;
+#   e = 0.75 (a 0 mm clearance is a penalty joint with no play), evaluated energy-consistently
+#   (`evaluation="implicit"`), h = 2.5e-4 s (`slider_crank.PENALTY_STEP`: the contact's
+#   period is ~4 ms);
 # - **complementarity** (this project's clearance joints: unilateral gaps, perfectly
 #   inelastic impacts; 0 mm is the ideal joint), with the default contact step
 #   (`contact="cone"`: impulses along the start-of-step contact Jacobian, gap met exactly at
@@ -186,11 +187,11 @@ axes[0, 0].legend(fontsize=7)
 # | ideal | 1e-3 | 0 | 0 | +0.026 | +0.026 |
 # | ideal | 2.5e-4 | 0 | 0 | +0.0063 | +0.0063 |
 # | B 1e-3 mm | 2.5e-4 | -1.5e-6 | -4.1e-6 | +0.0063 | +0.0063 |
-# | B 0.1 mm | 1e-3 | -1.4e-4 | -1.6e-3 | +0.026 | +0.024 |
-# | B 1 mm | 1e-3 | -2.6e-3 | -0.090 | +0.016 | -0.077 |
+# | B 0.1 mm | 1e-3 | -1.4e-4 | -1.4e-3 | +0.026 | +0.024 |
+# | B 1 mm | 1e-3 | -6.2e-3 | -0.086 | +0.016 | -0.076 |
 # | A 1e-3 mm | 2.5e-4 | -2.0e-5 | -1.9e-4 | +0.0063 | +0.0061 |
-# | A 0.1 mm | 1e-3 | -0.014 | -0.184 | +0.014 | -0.185 |
-# | A 1 mm | 1e-3 | -0.012 | -0.564 | +0.0013 | -0.572 |
+# | A 0.1 mm | 1e-3 | -0.024 | -0.174 | +0.014 | -0.184 |
+# | A 1 mm | 1e-3 | -0.012 | -0.563 | +0.0013 | -0.572 |
 #
 # (The ideal runs at 2.5e-4: `slider_crank.ideal_references`; the ideal joints' `work:` is
 # below 2.4e-3 J in every run.)
@@ -230,36 +231,51 @@ axes[0, 0].legend(fontsize=7)
 #
 # | clearance | complementarity B | complementarity A | penalty B | penalty A |
 # |---|---|---|---|---|
-# | 0 mm | 8.89 (ideal) | 8.89 (ideal) | 1.75 | 0.46 |
-# | 1e-3 mm | 8.68 (7.02) | 8.68 (7.45) | 1.75 | 0.46 |
-# | 0.1 mm | 8.85 (1.54) | 2.81 (1.64) | 1.72 | 0.48 |
-# | 1 mm | 7.12 (1.68) | 0.51 (0.51) | 1.72 | 0.55 |
+# | 0 mm | 8.89 (ideal) | 8.89 (ideal) | 8.55 | 0.46 |
+# | 1e-3 mm | 8.68 (7.02) | 8.68 (7.45) | 7.03 | 0.47 |
+# | 0.1 mm | 8.85 (1.54) | 2.79 (1.64) | 7.85 | 0.48 |
+# | 1 mm | 7.41 (1.68) | 0.51 (0.51) | 4.86 | 0.56 |
 #
 # Slider delay against the ideal run at the same h, at the last full stroke before the crank
-# first swings back: complementarity B 0.000 s (1e-3 mm, 9 strokes), 0.017 s (0.1 mm, 9),
-# 0.64 s (1 mm, 7 strokes, the crank keeps turning); complementarity A 0.002 s (1e-3 mm, 9),
-# 0.24 s (0.1 mm, 3 strokes, swings back at 2.34 s), 0.007 s (1 mm: 1 stroke before the jam
-# at 0.28 s, swings back at 0.71 s). Penalty B swings back at 1.46-1.51 s after 2 strokes
-# (delay 0.14-0.18 s); penalty A swings back at 0.33-0.40 s before a full stroke.
+# first swings back: complementarity B 0.000 s (1e-3 mm, 9 strokes), 0.015 s (0.1 mm, 9),
+# 0.53 s (1 mm, 7 strokes, the crank keeps turning); complementarity A 0.002 s (1e-3 mm, 9),
+# 0.24 s (0.1 mm, 3 strokes, swings back at 2.35 s), 0.008 s (1 mm: 1 stroke before the jam
+# at 0.28 s, swings back at 0.71 s). Penalty B never swings back up to 1 mm, where it does
+# at 3.72 s after 5 strokes; its delay is 0.06 s with no play and 0.46-0.71 s with play.
+# Penalty A swings back at 0.33-0.40 s before a full stroke, with or without play.
 #
-# - Complementarity, new contact step: clearance -> 0 tends to the ideal joint, and the
-#   slider's delay grows with the clearance (B: 0, 0.017, 0.64 s), as in the seed. In B the
-#   crank still completes turns at 1 mm (7.1 in 5 s). In A it stops: after 2.8 turns at
-#   0.1 mm, and at 1 mm within its first half turn, at the one-step jam of the pin in its
-#   bore (previous section). The seed's "at 1 mm the crank stops completing turns" is
-#   reproduced for joint A only, and A already stops at 0.1 mm. With the previous contact step
-#   the crank stopped after about 1.5 turns from 0.1 mm on in both joints (A at 1 mm: half a
-#   turn, the jam): that was the step's O(h) dissipation in sliding contact, not the clearance.
-# - Penalty (Lankarani-Nikravesh, e = 0.75, implicit at h = 1e-3; the contact step does not
-#   apply, so these numbers are unchanged): the loss barely depends on the clearance. Even
-#   with no play, the crank swings back after 1.75 turns (B) or before half a turn (A). The
-#   ledger says where the energy goes. For B, the law's hysteresis takes 0.03-0.06 J and the
-#   end-of-step evaluation of the stiff law takes 0.22-0.28 J (`residual:potential`:
-#   backward Euler damps the stiff contact, `benchmarks/explicit_vs_implicit.py`). For
-#   A, the hysteresis takes 0.32-0.51 J: it re-arms at every micro-impact. With K = 5e6 the
-#   pin of A also deflects by up to ~1 mm under the crank's loads.
+# - Complementarity (the default contact step: start-of-step normals in sustained contact):
+#   clearance -> 0 tends to the ideal joint, and the slider's delay grows with the
+#   clearance (B: 0, 0.015, 0.53 s), as in the seed. In B the crank still completes turns at
+#   1 mm (7.4 in 5 s). In A it stops: after 2.8 turns at 0.1 mm, and at 1 mm within its
+#   first half turn, at the one-step jam of the pin in its bore (previous section). The
+#   seed's "at 1 mm the crank stops completing turns" is reproduced for joint A only, and A
+#   already stops at 0.1 mm. With the `end_normal` step (in brackets) the crank stopped
+#   after about 1.5 turns from 0.1 mm on in both joints: that was the step's O(h)
+#   dissipation in sliding contact, not the clearance.
+# - Penalty (Lankarani-Nikravesh, e = 0.75, energy-consistent implicit, h = 2.5e-4:
+#   `slider_crank.PENALTY_STEP`). With no play the ball joint B is a stiff elastic spring:
+#   8.55 turns (the ideal mechanism 8.68 at this h), its potential's residual 1.5e-4 J. The
+#   evaluation before (backward Euler at h = 1e-3) stopped it after 1.75 turns: that was the
+#   numerical damping of the stiff law. With play the law's hysteresis takes 0.05-0.16 J
+#   (`work:` in the ledger below): every re-closure of the ball in its socket is an impact
+#   with e = 0.75. The revolute joint A stalls within half a turn at every clearance, also
+#   with no play (losing only 0.09 J there): on these bearing data (a 10 mm pin, 20 mm
+#   long, 2 strips) the compliant pin tilts. With play its hysteresis takes 0.55-0.57 J.
+# - h: K = 5e6 rings at ~1500 rad/s under the crank's loads (a contact period of ~4 ms).
+#   At h = 1e-3 the energy-consistent step does not damp what h does not resolve: the 1 mm
+#   ball joint turns 7.0 times in 5 s against 4.9 at 2.5e-4 and 5.2 at 1.25e-4, and the
+#   pin of A rattles (energy rises by up to 1.9 J; the run warns). Where A stalls does not
+#   depend on h: at 0.341 s with no play and 0.324-0.325 s at 1 mm for h = 2.5e-4,
+#   1.25e-4 and 6.25e-5. The crank turns in 5 s are not a converging number once the
+#   motion is sensitive: with no play at B, 8.55 / 8.14 / 8.30 turns at h = 2.5e-4 /
+#   1.25e-4 / 6.25e-5, and changing the initial crank speed by 1e-6 to 1e-5 of it moves
+#   them by up to 0.14 turns at h = 1e-3 and 0.07 at 1.25e-4. The crank angle at 3 s converges (32.05,
+#   31.82, 31.74 rad at 1e-3, 2.5e-4, 1.25e-4, within the ideal mechanism's own first-order
+#   error).
 # - What differs: with no or little play the complementarity joints behave like the ideal
-#   joint and the penalty joints do not. Seed 001 reports the crank stopping only at 1 mm,
-#   so its penalty runs cannot have dissipated this much; at h = 1e-3 with end-of-step
-#   evaluation, ours do. What the two models share is the ordering (more clearance, more
-#   delay and less motion) and a crank at joint A that stops turning at 1 mm.
+#   joint. The penalty ball joint does too with no play, but a micrometre of play already
+#   costs it 1.5 turns (each re-closure is a hysteresis impact), and the penalty revolute
+#   joint stalls at every clearance on our bearing data. What the two models share is the
+#   ordering (more clearance, more delay and less motion) and a crank at joint A that stops
+#   turning at 1 mm.

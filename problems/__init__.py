@@ -335,9 +335,11 @@ PROBLEMS = {
             "clearance_A": Variant("revolute joint A with 0.1 mm clearance (gaps)",
                                    {"revolute_clearance": 1e-4}),
             "penalty_B": Variant("ball joint B with 0.1 mm clearance, penalty law",
-                                 {"spherical_clearance": 1e-4, "model": "penalty"}),
+                                 {"spherical_clearance": 1e-4, "model": "penalty"},
+                                 h=slider_crank.PENALTY_STEP),
             "penalty_A": Variant("revolute joint A with 0.1 mm clearance, penalty law",
-                                 {"revolute_clearance": 1e-4, "model": "penalty"}),
+                                 {"revolute_clearance": 1e-4, "model": "penalty"},
+                                 h=slider_crank.PENALTY_STEP),
         },
         options={
             "spherical_clearance": Option(float, "clearance of B [m]", positive=True,

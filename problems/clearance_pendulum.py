@@ -7,8 +7,9 @@ of plane (to excite Z motion). Released from horizontal at rest, gravity -Y.
 cm_z = 0.05 m, inertia of a 1 m bar of radius 20 mm, t_end = 2 s, h in [1e-3, 2e-3].
 
 References computed without nlpdyn: ``planar_reference`` (the planar bar, cm_z = 0, as an
-event-driven rigid-body model with scipy), ``impact_energy_closed_form`` and the steady
-rotation of ``build_spinning``.
+event-driven rigid-body model with scipy), ``impact_energy_closed_form``, the steady
+rotation of ``build_spinning`` and the wheel rocking in its bore (``build_rocking_wheel``,
+``rocking_reference``).
 """
 from __future__ import annotations
 
@@ -85,6 +86,55 @@ def build_spinning(omega=10.0, clearance=1e-4, radius=0.01, bore_length=0.02, ma
 
 def spinning_contact_force(omega=10.0, clearance=1e-4, mass=1.0, cm_x=0.5):
     return mass * omega**2 * (cm_x + clearance)
+
+
+def build_rocking_wheel(angle=np.radians(11.3), friction=0.0, spin=0.0, clearance=5e-4,
+                        radius=0.02, length=0.03, axial_clearance=1e-3, mass=10.0,
+                        inertia=(0.05, 0.03, 0.03), gravity=9.81) -> nd.System:
+    """A wheel ("wheel") on a fixed pin (axis global X through the origin, joint "bearing")
+    with radial clearance, its bore centre started ``angle`` (rad) up the clearance circle at
+    rest, spinning at ``spin`` (rad/s, about X); gravity -Z. The bore rocks in sustained
+    contact like a pendulum of length c (frictionless: period 2 pi sqrt(c / g) for small
+    angles, 45 ms at c = 0.5 mm); with ``friction`` and spin it rocks about the friction
+    angle. Exact motion: ``rocking_reference``."""
+    s = nd.System(gravity=(0, 0, -gravity))
+    offset = clearance * np.array([0.0, np.sin(angle), -np.cos(angle)])
+    wheel = s.add_body("wheel", mass, inertia, position=offset, angular_velocity=(spin, 0, 0))
+    s.add_joint(nd.RevoluteClearance(s.ground, wheel, (0, 0, 0), (1, 0, 0), radius, clearance,
+                                     length, axial_clearance, name="bearing", offset=offset,
+                                     friction=friction))
+    return s
+
+
+def rocking_angle(res) -> np.ndarray:
+    """The wheel's bore centre on its clearance circle (rad, 0 straight below the pin)."""
+    r = res.position("wheel")
+    return np.arctan2(r[:, 1], -r[:, 2])
+
+
+def rocking_reference(t, angle=np.radians(11.3), friction=0.0, spin=0.0, clearance=5e-4,
+                      radius=0.02, gravity=9.81) -> np.ndarray:
+    """The bore centre's angle at times ``t`` for ``build_rocking_wheel``, by scipy
+    (rtol 1e-12): a point on a circle of radius c in contact throughout (the frictionless
+    contact force passes through the wheel's centre, so the wheel does not turn),
+    c theta'' = -g sin(theta) - sign(c theta' - spin R) mu (g cos(theta) + c theta'^2),
+    the friction opposing the bore's slip on the pin. The slip is taken to keep its sign
+    (the spin's share, spin R, exceeds c theta'; checked)."""
+    c = clearance
+
+    def rhs(_, y):
+        theta, rate = y
+        slip = np.sign(c * rate - spin * radius) if friction else 0.0
+        normal = gravity * np.cos(theta) + c * rate**2
+        return [rate, (-gravity * np.sin(theta) - slip * friction * normal) / c]
+
+    t = np.asarray(t, dtype=float)
+    sol = solve_ivp(rhs, (0.0, float(t.max())), [angle, 0.0], rtol=1e-12, atol=1e-14,
+                    dense_output=True)
+    theta, rate = sol.sol(t)
+    if friction and not np.all(np.sign(c * rate - spin * radius) == np.sign(-spin * radius)):
+        raise ValueError("the slip changes sign: the reference does not hold")
+    return theta
 
 
 @dataclass

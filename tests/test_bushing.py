@@ -150,7 +150,7 @@ def test_generalised_force_is_minus_the_gradient_of_the_potential(ground):
         Q = np.asarray(cs.element_forces(0.0, q, np.zeros(cs.nv), z))[:, j]
         dq = _qdot(cs, q, v)
         eps = 1e-6
-        V = lambda x: float(cs.element_potentials(0.0, x)[j])
+        V = lambda x: float(cs.element_potentials(0.0, x, cs.initial_history())[j])
         dV = (V(q + eps * dq) - V(q - eps * dq)) / (2 * eps)
         assert Q @ v == pytest.approx(-dV, rel=1e-6, abs=1e-9 * np.abs(Q).max())
 

@@ -188,29 +188,36 @@ def test_drop_onto_the_pin_loses_the_plastic_impact(drop_runs, h):
     """A bar (1 kg, CoM 0.5 m from the pin) released horizontal with the bore centred in a
     1 mm clearance falls onto the pin. Physics (``planar_reference``, scipy): one plastic
     impact loses m g c J / (J + m r^2) = 2.4547e-3 J, then frictionless sliding does no work.
-    The ledger's impact column is that loss (the lever arm turns by O(h^2) during the two
-    impact steps: 2e-8 relative at h = 2e-3); the loss by the first turning point is within
-    20 % of it, the rest being the sustained contact's first-order numerical dissipation;
-    every gap stays >= -1e-9 m."""
+    The ledger's impact column over the impact (its first 0.1 s) is that loss (the lever arm
+    turns by O(h^2) during the two impact steps: 2e-8 relative at h = 2e-3); the loss by the
+    first turning point is within 10 % of it: the sliding is energy-neutral; the rest is the
+    bar's spin about its own axis, seeded by round-off, which grows at ~100/s at every h and
+    makes the bore's ends rattle from t ~ 0.45 s (its impacts take up to 6 % more, which the
+    planar reference cannot have). Every gap stays >= -1e-9 m."""
     from problems import clearance_pendulum
     res = drop_runs[h]
     assert res.success and res.gaps.min() >= -1e-9
     closed = clearance_pendulum.impact_energy_closed_form(clearance=1e-3)
     ledger = res.energy_ledger()
-    assert -ledger["impact:pin"].iloc[-1] == pytest.approx(closed, rel=1e-6)
+    first = ledger["impact:pin"][res.t <= 0.1].iloc[-1]
+    assert -first == pytest.approx(closed, rel=1e-6)
     loss, _ = clearance_pendulum.turning_point_energy(res)
     reference = -clearance_pendulum.planar_reference(clearance=1e-3).turning_point[1]
-    assert -loss[0] == pytest.approx(reference, rel=0.2)
+    assert -loss[0] == pytest.approx(reference, rel=0.1)
 
 
-def test_drop_excess_loss_is_first_order(drop_runs):
-    """What the drop loses beyond the plastic impact by the first turning point is the time
-    discretisation's: it halves with h."""
+def test_drop_sliding_loses_less_than_with_end_normals(drop_runs):
+    """What the drop loses beyond the plastic impact by the first turning point (the sliding
+    and the rattle) is less than half of what the end-normal contact step ("cone_end")
+    loses, whose sustained sliding takes lam c dphi^2 per step (first order in h)."""
     from problems import clearance_pendulum
     reference = -clearance_pendulum.planar_reference(clearance=1e-3).turning_point[1]
-    excess = [-clearance_pendulum.turning_point_energy(drop_runs[h])[0][0] - reference
-              for h in (2e-3, 1e-3)]
-    assert 0.4 < excess[1] / excess[0] < 0.6
+    for h in (2e-3, 1e-3):
+        end = nd.simulate(clearance_pendulum.build(cm_z=0.0, clearance=1e-3, axial_clearance=1e-3),
+                          t_end=1.1, h=h, progress=False, contact="cone_end")
+        excess = [-clearance_pendulum.turning_point_energy(res)[0][0] - reference
+                  for res in (drop_runs[h], end)]
+        assert 0 < excess[0] < excess[1] / 2
 
 
 @pytest.mark.parametrize("h", [1e-3, 5e-4])
@@ -241,6 +248,72 @@ def test_sustained_frictionless_contact_does_no_work(h):
     old = nd.simulate(clearance_pendulum.build_spinning(omega, c), t_end=t_end, h=h,
                       progress=False, contact="end_normal").energy_ledger()
     assert old["contact:pin"].iloc[-1] < 1000 * min(ledger["contact:pin"].iloc[-1], -abs(change))
+
+
+@pytest.fixture(scope="module")
+def rocking_runs():
+    """The wheel rocking in its bore (``build_rocking_wheel``), 0.15 s: (friction, spin, h,
+    contact) -> (angle, the scipy reference's, Result)."""
+    from problems import clearance_pendulum as cp
+    out = {}
+    for friction, spin, h, contact in [(0.0, 0.0, 1e-3, "cone"), (0.0, 0.0, 5e-4, "cone"),
+                                       (0.0, 0.0, 1e-3, "cone_end"), (0.2, -10.0, 1e-3, "cone"),
+                                       (0.2, -10.0, 5e-4, "cone")]:
+        res = nd.simulate(cp.build_rocking_wheel(friction=friction, spin=spin), 0.15, h=h,
+                          progress=False, contact=contact)
+        out[friction, h, contact] = (cp.rocking_angle(res),
+                                     cp.rocking_reference(res.t, friction=friction, spin=spin), res)
+    return out
+
+
+def _late(res, angle):
+    """The angle over the last 50 ms (t >= 0.10 s)."""
+    return angle[res.t >= 0.1 - 1e-12]
+
+
+@pytest.mark.parametrize("h", [1e-3, 5e-4])
+def test_rocking_in_the_bore_keeps_its_amplitude(rocking_runs, h):
+    """A 10 kg wheel in a 0.5 mm frictionless revolute clearance, its bore started 11.3 deg up
+    the clearance circle, rocks in sustained contact like a pendulum of length c (period
+    45 ms: 45 steps at h = 1e-3). Reference: the point on the circle by scipy (the contact
+    force passes through the wheel's centre, so it does not turn). Over t = 0.10-0.15 s the
+    amplitude is the reference's within 1 % (the issue's end normals kept 30 % of it at
+    1e-3); the angle is within 10 % of the amplitude throughout and its error shrinks with h
+    (first order: the phase). No step needs the end normals ("cone_end")."""
+    angle, reference, res = rocking_runs[0.0, h, "cone"]
+    assert res.success and res.gaps.min() >= -1e-9
+    assert set(res.stats.contact_scheme) == {"cone"}
+    amplitude = np.abs(_late(res, angle)).max()
+    assert amplitude == pytest.approx(np.abs(_late(res, reference)).max(), rel=0.01)
+    error = np.abs(angle - reference).max()
+    assert error <= 0.1 * np.radians(11.3)
+    if h < 1e-3:
+        coarse = rocking_runs[0.0, 1e-3, "cone"]
+        assert error <= 0.6 * np.abs(coarse[0] - coarse[1]).max()
+
+
+def test_rocking_with_end_normals_is_damped(rocking_runs):
+    """With the end-of-step normals ("cone_end") each step in sustained contact takes
+    lam c dphi^2: the same wheel keeps less than half of its amplitude after 0.1 s."""
+    angle, reference, res = rocking_runs[0.0, 1e-3, "cone_end"]
+    assert np.abs(_late(res, angle)).max() < 0.5 * np.abs(_late(res, reference)).max()
+
+
+@pytest.mark.parametrize("h", [1e-3, 5e-4])
+def test_rocking_about_the_friction_angle(rocking_runs, h):
+    """The same wheel with friction 0.2, spinning at -10 rad/s: its bore slips on the pin
+    throughout, and rocks about the friction angle -atan(0.2) (Coulomb's force, mu times the
+    normal force c theta'^2 + g cos(theta), along the bore). Reference: scipy on that
+    equation. The half peak-to-peak swing over 0.10-0.15 s (24 deg) and its centre are the
+    reference's within 1 % and 0.2 deg; the friction does negative work."""
+    angle, reference, res = rocking_runs[0.2, h, "cone"]
+    assert res.success and res.gaps.min() >= -1e-9
+    late, ref = _late(res, angle), _late(res, reference)
+    assert np.ptp(late) == pytest.approx(np.ptp(ref), rel=0.01)
+    centre = lambda x: 0.5 * (x.max() + x.min())     # noqa: E731
+    assert abs(centre(late) - centre(ref)) <= np.radians(0.2)
+    friction = res.energy_ledger()["friction:bearing"]
+    assert friction.iloc[-1] < 0 and np.all(np.diff(friction) <= 1e-12)
 
 
 def test_warns_when_linearised_gaps_outrun_the_clearance():
@@ -323,7 +396,8 @@ def test_contact_iterations_reach_the_cone_step_of_a_jammed_bore():
         q_lin, y_prev = out[0], sol.y
     assert min(drift) > 1e-6                                # no curvature: no convergence
     info = stepper.step()
-    assert info.contact_scheme == "cone" and not info.contact_fallback
+    # the jam, every gap closed before, takes the cone's end-normal pass
+    assert info.contact_scheme == "cone_end" and not info.contact_fallback
     assert info.gap_iterations <= 6 and info.min_gap >= -stepper.settings.gap_tol
     v_ref, lam_ref = _cone_step_by_ipopt(stepper.cs.bodies[0], q0, v0, h)
     assert lam_ref[:2].min() > 200                          # both bore ends carry the jam

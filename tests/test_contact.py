@@ -17,7 +17,8 @@ def test_contact_settings_are_validated_together():
     with pytest.raises(nd.ModelError) as err:
         nd.StepperSettings(contact="midpoint", contact_fallback="none", gap_iterations=-1)
     text = str(err.value)
-    assert "contact must be one of ('cone', 'end_normal', 'linearised'), got 'midpoint'" in text
+    assert ("contact must be one of ('cone', 'cone_end', 'end_normal', 'linearised'), got "
+            "'midpoint'") in text
     assert "contact_fallback must be None or one of" in text and "'none'" in text
     assert "gap_iterations must be >= 0" in text
 
@@ -39,8 +40,8 @@ def test_fallback_steps_are_counted_and_still_meet_the_gaps():
                       gap_iterations=2)
     st = res.stats
     assert res.success and st.contact_fallback.any()
-    assert set(st.contact_scheme[st.contact_fallback]) <= {"cone", "end_normal"}
-    assert set(st.contact_scheme[~st.contact_fallback]) == {"cone"}
+    assert set(st.contact_scheme[st.contact_fallback]) <= {"cone", "cone_end", "end_normal"}
+    assert set(st.contact_scheme[~st.contact_fallback]) <= {"cone", "cone_end"}
     assert st.summary()["n_contact_fallback_steps"] == st.contact_fallback.sum()
     assert f"{st.contact_fallback.sum()} steps by the fallback" in res.summary()
     assert st.contact_error.max() <= 10 * nd.StepperSettings().gap_tol
@@ -53,15 +54,24 @@ def test_fallback_steps_are_counted_and_still_meet_the_gaps():
     assert not without.stats.contact_fallback.any()
 
 
-def test_ipopt_takes_the_same_cone_steps_as_the_qp():
+@pytest.mark.parametrize("contact", ["cone", "cone_end"])
+def test_ipopt_takes_the_same_cone_steps_as_the_qp(contact):
     """solver="ipopt" solves the same sequence of convex programs (the curvature term is in
-    its objective too): the trajectories agree to the solvers' tolerance."""
-    qp = nd.simulate(drop(), t_end=0.3, h=1e-3, progress=False)
-    ipopt = nd.simulate(drop(), t_end=0.3, h=1e-3, progress=False, solver="ipopt")
-    assert set(ipopt.stats.solver) == {"ipopt"} and not ipopt.stats.contact_fallback.any()
+    its objective too): from the same states (the QP run's, through the impact and in
+    sustained contact) a step of each agrees to the solvers' tolerance."""
+    qp = nd.simulate(drop(), t_end=0.3, h=1e-3, progress=False, contact=contact)
     tol = 10 * nd.StepperSettings().nlp_tol
-    assert np.abs(qp.q - ipopt.q).max() <= tol
-    assert np.abs(qp.lam - ipopt.lam).max() <= 1e-3 * np.abs(qp.lam).max()
+    for k in (10, 14, 15, 16, 100, 250):
+        ends = []
+        for solver in ("qp", "ipopt"):
+            stepper = nd.Stepper(drop(), h=1e-3, solver=solver, contact=contact)
+            stepper.set_state(qp.t[k], qp.q[k], qp.v[k])
+            info = stepper.step()
+            assert info.solver == {"qp": "qpoases"}.get(solver, solver)
+            assert not info.contact_fallback
+            ends.append((stepper.q, info.lam))
+        assert np.abs(ends[0][0] - ends[1][0]).max() <= tol
+        assert np.abs(ends[0][1] - ends[1][1]).max() <= 1e-3 * max(np.abs(ends[0][1]).max(), 1.0)
 
 
 class _Socket(nd.UnilateralConstraint):

@@ -238,8 +238,41 @@ def test_potential_values_by_hand():
     # trapezoid areas of the table, exact for a piecewise-linear F
     assert float(tab.potential(2e-3)) == pytest.approx(0.5e-3 * 100 + 0.5e-3 * 500, rel=IDENTITY)
     assert float(tab.potential(-1e-3)) == pytest.approx(0.5e-3 * 50, rel=IDENTITY)
-    for law in (ModifiedKelvinVoigt(1e5), Blended(0.0, 1e-3, LinearBushing(1e5), Hertz(1e9))):
-        assert law.potential(1e-4) is None
+    # Kelvin-Voigt: the unloading line c_e K delta stores c_e K delta^2 / 2
+    assert float(ModifiedKelvinVoigt(1e5, 0.3).potential(2e-3)) == pytest.approx(
+        0.3 * 1e5 * 2e-3**2 / 2, rel=IDENTITY)
+    assert float(ModifiedKelvinVoigt(1e5, 0.3).potential(-2e-3)) == 0.0
+
+
+BLEND = Blended(1e-4, 1e-3, LinearBushing(1e5, 30.0), LankaraniNikravesh(1e10, 1.5, 0.8))
+
+
+@pytest.mark.parametrize("delta", [-1e-4, 5e-5, 6e-4, 1.1e-3, 1.105e-3, 1.2e-3, 3e-3])
+def test_blended_potential_is_the_integral_of_its_elastic_force(delta):
+    """Against scipy's adaptive quadrature of the law at zero rate, after an impact and
+    without one, split at the clearance, the bushing's end and the blend's end."""
+    from scipy.integrate import quad
+    c, b, beta = BLEND.clearance, BLEND.bushing_compression, BLEND.blend_width
+    edges = [x for x in (0.0, c, c + b, c + b + beta) if x < delta] + [delta]
+    for v_imp in (1e3, 0.0):        # after an impact; without one (LN's ratio 1: stiffer)
+        ref = sum(quad(lambda u: float(BLEND.force(u, 0.0, v_imp)), lo, hi, epsabs=0,
+                       epsrel=1e-13)[0]
+                  for lo, hi in zip(edges[:-1], edges[1:])) if delta > 0 else 0.0
+        assert float(BLEND.elastic_potential(delta, v_imp)) == pytest.approx(ref, rel=1e-10,
+                                                                             abs=1e-18)
+        if v_imp:
+            assert float(BLEND.potential(delta)) == pytest.approx(ref, rel=1e-10, abs=1e-18)
+
+
+def test_a_law_without_a_potential_gets_one_by_quadrature():
+    """``elastic_potential`` of a law that has no closed form: the integral of f(u, 0)."""
+    class Cubic(ContactLaw):
+        def force(self, delta, delta_dot, impact_velocity=None):
+            return 2e9 * ca.fmax(delta, 0) ** 3 + 5.0 * delta_dot
+    law = Cubic()
+    assert law.potential(1e-3) is None
+    assert float(law.elastic_potential(1e-3)) == pytest.approx(2e9 * 1e-12 / 4, rel=IDENTITY)
+    assert float(law.elastic_potential(-1e-3)) == 0.0
 
 
 def test_tabulated_bushing_interpolates_and_extrapolates_with_the_end_slopes():

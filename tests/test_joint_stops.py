@@ -136,7 +136,7 @@ def test_elastic_stop_is_conservative_and_action_equals_reaction(kind):
     differences), and forces and moments about the origin cancel between the bodies."""
     cs, _, j = _compiled(kind)
     rng = np.random.default_rng(2)
-    V = lambda x: float(cs.element_potentials(0.0, x)[j])
+    V = lambda x: float(cs.element_potentials(0.0, x, cs.initial_history())[j])
     checked = 0
     for _ in range(30):
         q = _random_q(cs, rng)
@@ -224,15 +224,38 @@ SLIDER_CASES = {
     "hertz implicit": (Hertz(1e7, 1.5), "implicit"),
     "ln implicit": (LankaraniNikravesh(1e7, 1.5, 0.75), "implicit"),
     "kv implicit": (ModifiedKelvinVoigt(1e7, 0.01, 0.1), "implicit"),
+    "hertz backward_euler": (Hertz(1e7, 1.5), "backward_euler"),
+    "ln backward_euler": (LankaraniNikravesh(1e7, 1.5, 0.75), "backward_euler"),
+    "kv backward_euler": (ModifiedKelvinVoigt(1e7, 0.01, 0.1), "backward_euler"),
 }
+
+
+def _assert_converges(errors, steps, w_c, evaluation, damped):
+    """errors (n_h, 2): relative errors of the penetration and the exit speed at ``steps``.
+
+    The in-step evaluations of a damped law converge at first order (finest error below 5 %
+    for backward Euler, 2 % for the energy-consistent step, whose damping, applied whole at
+    the step's midpoint, is the first-order part: 0.01 % for Lankarani-Nikravesh, 1 % for
+    the Kelvin-Voigt law, whose loading force above c_e K delta is all damping and switches
+    within v0 / (K delta / m) ~ 1e-5 s). explicit (symplectic Euler) and the energy-consistent step of an elastic law:
+    each error is below the floor of a sampled maximum, (h w_c)^2 / 4, or falls more than
+    2.2x at the next halving (faster than first order), the finest below 1e-4; "implicit"
+    keeps an elastic law's exit speed to round-off."""
+    errors = np.array(errors)
+    if evaluation == "backward_euler" or (evaluation == "implicit" and damped):
+        assert np.all(errors[0] / errors[1] > 1.6) and np.all(errors[1] / errors[2] > 1.6)
+        assert errors[-1].max() < (0.05 if evaluation == "backward_euler" else 0.02)
+        return
+    floor = (np.array(steps)[:, None] * w_c) ** 2 / 4
+    fine = (errors <= floor)[:-1] | (errors[:-1] > 2.2 * errors[1:])
+    assert np.all(fine), errors
+    assert errors[-1].max() < 1e-4
 
 
 @pytest.mark.parametrize("case", list(SLIDER_CASES))
 def test_translation_stop_impact_against_scipy(case):
     """A 1 kg slider at 1 m/s hits a stop 1 mm ahead: maximum penetration and exit velocity
-    against scipy's solution of the same 1-dof ODE. Implicit stops (backward Euler on the
-    contact) converge at first order; the explicit elastic stop (symplectic Euler) is within
-    (h w_c)^2, w_c = pi / contact duration (the sampled maximum alone misses by that much)."""
+    against scipy's solution of the same 1-dof ODE, w_c = pi / contact duration."""
     law, evaluation = SLIDER_CASES[case]
     t_end = 0.008                     # the contact lasts ~5 ms
     pen_ref, v_ref = _reference(law, M_SLIDER, V_IN, GAP, t_end)
@@ -244,26 +267,23 @@ def test_translation_stop_impact_against_scipy(case):
         x = res.position("slider") @ AXIS
         errors.append((abs(x.max() - GAP - pen_ref) / pen_ref,
                        abs(res.velocity("slider")[-1] @ AXIS - v_ref) / V_IN))
-    errors = np.array(errors)
+        if case == "hertz implicit":        # elastic: the exit speed is the entry speed
+            assert res.velocity("slider")[-1] @ AXIS == pytest.approx(-V_IN, rel=1e-10)
     assert v_ref < 0                 # it has left the stop
-    if evaluation == "explicit":
-        w_c = np.pi / 5.1e-3
-        assert np.all(errors <= (np.array(steps)[:, None] * w_c) ** 2)
-    else:
-        assert np.all(errors[0] / errors[1] > 1.6) and np.all(errors[1] / errors[2] > 1.6)
-        assert errors[-1].max() < 0.05
+    _assert_converges(errors, steps, np.pi / 5.1e-3, evaluation, not case.startswith("hertz"))
 
 
+@pytest.mark.parametrize("evaluation", ["implicit", "backward_euler"])
 @pytest.mark.parametrize("law", [Hertz(50.0, 1.5), LankaraniNikravesh(50.0, 1.5, 0.75)],
                          ids=["hertz", "ln"])
-def test_rotation_stop_impact_against_scipy(law):
+def test_rotation_stop_impact_against_scipy(law, evaluation):
     """A wheel (J = 0.01) turning at 2 rad/s about a tilted hinge hits a stop 0.02 rad
     ahead (gravity has no moment about the hinge through the centre of mass)."""
     t_end = 0.15                      # the contact lasts ~0.09 s
     pen_ref, w_ref = _reference(law, J_WHEEL, W_IN, GAP_R, t_end)
-    errors = []
-    for h in (4e-4, 2e-4, 1e-4):
-        system = _wheel(law, "implicit")
+    errors, steps = [], (4e-4, 2e-4, 1e-4)
+    for h in steps:
+        system = _wheel(law, evaluation)
         res = nd.simulate(system, t_end, h=h, progress=False)
         assert res.success
         cs, (stop,) = system.compile(), system.forces
@@ -271,10 +291,9 @@ def test_rotation_stop_impact_against_scipy(law):
                            .map(len(res.t))(res.q.T)).ravel()
         w = res.angular_velocity("wheel", frame="global") @ AXIS
         errors.append((abs(angle.max() - GAP_R - pen_ref) / pen_ref, abs(w[-1] - w_ref) / W_IN))
-    errors = np.array(errors)
     assert w_ref < 0
-    assert np.all(errors[0] / errors[1] > 1.6) and np.all(errors[1] / errors[2] > 1.6)
-    assert errors[-1].max() < 0.05
+    _assert_converges(errors, steps, np.pi / 0.09, evaluation,
+                      isinstance(law, LankaraniNikravesh))
 
 
 @pytest.mark.parametrize("e", [0.75, 0.9, 0.99])
@@ -292,8 +311,8 @@ def test_lankarani_nikravesh_stop_restitution(e):
 
 
 def test_impact_velocity_memory():
-    """The stop remembers the penetration rate of its first step in contact, per side, and
-    forgets it when the contact opens."""
+    """The stop remembers, per side, its approach rate while open (the speed it closes at in
+    the next step) and holds it while closed; a side closed from the start keeps 0."""
     s, a, b = _bodies()
     el = s.add_force(_elements(a, b, law_t=LankaraniNikravesh(1e6))["translation"])
     cs = s.compile()
@@ -306,10 +325,14 @@ def test_impact_velocity_memory():
     q[7:10] += shift
     v[6:9] = 0.4 * AXIS
     z, delta, rate = (np.asarray(x).ravel() for x in nxt(q, v, [0, 0]))
-    assert delta[1] > 0 and z[1] == pytest.approx(rate[1]) and z[0] == 0
+    assert delta[1] > 0 and rate[1] > 0 and z[1] == 0 and z[0] == 0    # closed: held (0)
     assert np.asarray(nxt(q, v, [0, 0.7])[0]).ravel()[1] == 0.7      # held while closed
-    q[7:10] -= 2 * shift                                            # open again
-    assert np.asarray(nxt(q, v, [0, 0.7])[0]).ravel()[1] == 0
+    q[7:10] -= shift                                  # both open, approaching the upper stop
+    z, delta, rate = (np.asarray(x).ravel() for x in nxt(q, v, [0.3, 0.7]))
+    assert delta[1] < 0 and z[1] == pytest.approx(rate[1]) and rate[1] > 0
+    assert delta[0] < 0 and z[0] == 0                 # receding from the lower one
+    q[7:10] -= 2 * shift                              # the lower one closed: held
+    assert np.asarray(nxt(q, v, [0.3, 0.7])[0]).ravel()[0] == 0.3
 
 
 def test_stop_does_not_pull_with_a_signed_law():
@@ -345,3 +368,70 @@ def test_validation_names_the_element():
     assert "rotation stop 'wide': limits must lie in (-pi, pi) rad" in text
     assert "rotation stop 'wide': law must be a contact law" in text
     assert "translation stop 'long_axis': the joint's axis must be a unit vector" in text
+
+
+def _stop_pendulum(law, evaluation=None, gravity=(0, 0, -9.81), spin=0.0):
+    """A 1 kg, 1 m bar on a revolute (axis Y) released horizontal (or turning at ``spin``)
+    against RotationStop(-1, 1, law)."""
+    s = nd.System(gravity=gravity)
+    bar = s.add_body("bar", 1.0, (1e-4, 1 / 12, 1 / 12), position=(0.5, 0, 0),
+                     velocity=(0, 0, -0.5 * spin), angular_velocity=(0, spin, 0))
+    hinge = s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 1, 0),
+                                    name="hinge"))
+    stop = s.add_force(RotationStop(hinge, -1.0, 1.0, law, name="stop"))
+    if evaluation:
+        stop.evaluation = evaluation
+    return s
+
+
+def _in_play(res):
+    ledger = res.energy_ledger()
+    carried = ledger["carried"].abs() if "carried" in ledger else 0.0
+    return float((ledger["kinetic"] + ledger["stored:stop"] + carried).max())
+
+
+@pytest.mark.parametrize("k", [1e4, 1e6])
+def test_elastic_stop_pendulum_keeps_its_energy(k):
+    """The bar falls onto a Hertz stop and rebounds for 1 s at h = 1e-3, default settings
+    (the stop energy-consistent): the energy changes by less than 1 % of the energy in play
+    (the first-order step's bounded oscillation of gravity's potential, ~m g v h / 2), with
+    k = 1e6 unresolved (omega h = 1.7). Backward Euler, the evaluation before, loses over
+    20 %."""
+    res = nd.simulate(_stop_pendulum(Hertz(k)), 1.0, h=1e-3, progress=False)
+    assert res.success and res.t[-1] == pytest.approx(1.0)
+    assert res.energy_ledger()["stored:stop"].max() > 0.1        # the bar hit the stop
+    assert abs(res.energy[-1] - res.energy[0]) <= 0.01 * _in_play(res)
+    damped = nd.simulate(_stop_pendulum(Hertz(k), "backward_euler"), 1.0, h=1e-3, progress=False)
+    assert damped.energy[0] - damped.energy[-1] > 0.2 * _in_play(damped)
+
+
+def test_elastic_stop_without_gravity_returns_the_energy():
+    """Without gravity the bar turning at 3 rad/s hits the stop, rebounds, hits the other
+    one (1.5 J, all of it stored at the deepest point): the stop's discretisation changes
+    the energy by less than 1e-5 of it (the ledger's residual:potential: the carried half
+    impulse against the hinge's reactions; measured 4e-7 and 7e-7), however stiff the stop,
+    and does no work of its own. What else changes is the ideal hinge's first-order step
+    (its work column, ~(omega h)^2 / 2 of the energy)."""
+    for k in (1e4, 1e6):
+        res = nd.simulate(_stop_pendulum(Hertz(k), gravity=(0, 0, 0), spin=3.0), 1.5, h=1e-3,
+                          progress=False)
+        ledger = res.energy_ledger()
+        assert res.success and ledger["stored:stop"].max() > 0.9 * res.energy[0]
+        assert np.abs(ledger["residual:potential"]).max() <= 1e-5 * res.energy[0]
+        assert np.abs(ledger["work:stop"]).max() <= 1e-12
+        change = res.energy - res.energy[0]
+        assert np.allclose(change, ledger["work:hinge"] + ledger["residual"], atol=1e-12)
+
+
+@pytest.mark.parametrize("law", [LankaraniNikravesh(1e4, 1.5, 0.75), ModifiedKelvinVoigt(1e4, 0.25)],
+                         ids=["ln", "kv"])
+def test_hysteresis_stop_loses_its_own_work(law):
+    """The same pendulum with a hysteresis law, resolved by h = 1e-3 (omega h = 0.17): the
+    energy lost is the law's own work column within 2 %, and the ledger's residual for the
+    elements stays under 1 % of the energy in play."""
+    res = nd.simulate(_stop_pendulum(law), 1.0, h=1e-3, progress=False)
+    ledger = res.energy_ledger()
+    work = ledger["work:stop"].iloc[-1]
+    assert work < -0.5
+    assert res.energy[-1] - res.energy[0] == pytest.approx(work, rel=0.02)
+    assert np.abs(ledger["residual:potential"]).max() <= 0.01 * _in_play(res)

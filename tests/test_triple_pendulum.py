@@ -35,15 +35,21 @@ def test_stops_hold_the_relative_motion(runs):
         pen_r = np.abs(o["rotation"]).max() - tp.ROTATION_LIMIT
         assert 0 < pen_t <= _energy_bound(law, d["translation_stiffness"], T)
         assert 0 < pen_r <= _energy_bound(law, d["rotation_stiffness"], T)
-        # the stops act only beyond the limits, and push back (states as the steps used
-        # them: the start of the step for explicit stops, the end for implicit ones)
-        used = slice(None, -1) if tp.EVALUATION[law] == "explicit" else slice(1, None)
+        # the stops act only beyond the limits, and push back: an explicit stop as the step
+        # starts; an energy-consistent one over the step (its stored energy's change from
+        # start to end) and with half the step before's, so where the step or the one
+        # before it reaches beyond the limit
         for key, load, limit in (("translation", "stop_force", tp.TRANSLATION_LIMIT),
                                  ("rotation", "stop_moment", tp.ROTATION_LIMIT)):
-            x = o[key][used]
-            beyond = np.abs(x) > limit
+            x = o[key]
+            if tp.EVALUATION[law] == "explicit":
+                side, beyond = x[:-1], np.abs(x[:-1]) > limit
+            else:
+                out = np.abs(x) > limit
+                side = np.where(out[1:], x[1:], x[:-1])
+                beyond = out[1:] | out[:-1] | np.r_[False, out[:-2]]
             assert np.all(o[load][~beyond] == 0)
-            assert np.all(o[load][beyond] * x[beyond] <= 0) and np.any(o[load][beyond] != 0)
+            assert np.all(o[load][beyond] * side[beyond] <= 0) and np.any(o[load][beyond] != 0)
 
 
 def test_numpy_joint_coordinates_match_the_elements(runs):
@@ -64,26 +70,36 @@ def test_numpy_joint_coordinates_match_the_elements(runs):
 
 
 def test_energy_never_rises_beyond_discretisation_level(runs):
-    """Implicit KV stops: E never exceeds E0 (round-off). Explicit LN stops (symplectic
-    Euler through a stiff elastic contact) overshoot transiently by O(h^2): halving h
-    divides the largest rise by more than 3."""
-    kv = runs["kv"].energy
-    assert kv.max() - kv[0] <= 1e-12 * np.abs(kv).max()
+    """Energy-consistent KV stops: E never exceeds E0 by more than the first-order step's
+    gravity term, h/2 m |g . v| (the reported v is the step's middle velocity). Explicit LN
+    stops (symplectic Euler through a stiff elastic contact) overshoot transiently by O(h^2):
+    halving h divides the largest rise by more than 3."""
+    kv = runs["kv"]
+    masses = np.repeat([b.mass for b in tp.build("kv").bodies], 3)
+    gravity_term = 0.5e-3 * 9.81 * np.abs(kv.v.reshape(len(kv.t), -1, 6)[:, :, 2]
+                                          @ masses[::3]).max()
+    assert kv.energy.max() - kv.energy[0] <= gravity_term
     rise = [np.max(r.energy - r.energy[0]) for r in (runs["ln"], tp.run("ln", T_SHORT, h=5e-4))]
     assert rise[0] / rise[1] > 3
     assert rise[0] <= 0.01 * runs["ln"].kinetic_energy.max()
 
 
-def test_kelvin_voigt_dissipates_more_and_keeps_the_deformation(runs):
-    """Seed 001's findings in the first stop contact (the lower translation stop, t ~ 0.33 s):
-    LN rebounds within ~10 ms; KV stays pressed in (residual deformation) and has lost more
-    energy by the end of the run."""
+def _first_contact(res):
+    """Duration (s) of the first contact with the lower translation stop (t ~ 0.33 s)."""
+    start, end = tp.contact_intervals(res.t, tp.outputs(res)["translation"]
+                                      < -tp.TRANSLATION_LIMIT)[0]
+    return end - start
+
+
+def test_kelvin_voigt_dissipates_more_and_both_rebound(runs):
+    """Seed 001's finding: KV has lost more energy than LN by the end of the run. Both
+    rebound from the first stop contact within ~15 ms (converged: 7.0 ms LN, 11.6 ms KV at
+    h = 1.25e-4). The KV stop's "residual deformation" (staying pressed in) was backward
+    Euler's numerical damping at h = 1e-3: the same law evaluated so stays 0.7 s, and
+    rebounds once h = 2.5e-4 resolves the contact."""
     ln, kv = runs["ln"], runs["kv"]
     assert kv.energy[-1] < ln.energy[-1] < 0
     assert kv.dissipated()[-1] > ln.dissipated()[-1] > 0
-    first = {}
-    for law, res in runs.items():
-        o = tp.outputs(res)
-        first[law] = tp.contact_intervals(res.t, o["translation"] < -tp.TRANSLATION_LIMIT)[0]
-    assert first["ln"][1] - first["ln"][0] < 0.02
-    assert first["kv"][1] - first["kv"][0] > 0.3
+    assert _first_contact(ln) < 0.015 and _first_contact(kv) < 0.015
+    assert _first_contact(tp.run("kv", T_SHORT, evaluation="backward_euler")) > 0.3
+    assert _first_contact(tp.run("kv", T_SHORT, h=2.5e-4, evaluation="backward_euler")) < 0.015

@@ -7,7 +7,7 @@ import numpy as np
 from ..body import BodyState
 from ..joints.base import Element
 
-EVALUATIONS = ("explicit", "implicit")
+EVALUATIONS = ("explicit", "implicit", "backward_euler")
 
 
 class ForceElement(Element):
@@ -15,18 +15,31 @@ class ForceElement(Element):
 
     ``wrenches(states, t, history)`` returns one (f, n') pair per body: the force in the global
     frame and the moment about the centre of mass in the body frame, as CasADi expressions of
-    the states (positions and velocities), t and the element's memory. ``potential_energy``
-    returns the stored energy where the law has one, else None.
+    the states (positions and velocities), t and the element's memory. ``potential_terms``
+    writes the stored energy as a sum of scalar laws of scalar coordinates, V = sum_i
+    V_i(s_i(q)) (what the energy-consistent evaluation needs); ``potential_energy`` is that sum,
+    None where the element stores no energy. The elastic part of the wrenches must be -dV/dq;
+    the rest (damping, hysteresis, loads) is the element's own, non-conservative work.
 
     Memory (``history_size`` > 0): values a law needs from the past, such as the impact
     velocity of a Lankarani-Nikravesh contact. The stepper keeps them per element, passes
     them to ``wrenches`` as a CasADi column and, after every accepted step, replaces them by
     ``next_history(states, t, history)`` evaluated at the end of that step.
 
-    ``evaluation`` says where the stepper evaluates the law: "explicit" at the start of the
-    step, "implicit" at the (unknown) end of the step inside the step program, which is what
-    stiff laws need. Each class sets its default from measurements; users may override it
-    per instance.
+    ``evaluation`` says how the stepper evaluates the law:
+
+    - "explicit": at the start of the step;
+    - "implicit": inside the step program, energy-consistent (stable for stiff laws and free
+      of numerical dissipation): the stored energy by its discrete gradient between the start
+      and the end of the step (``nlpdyn.discrete_gradient``), the rest at the step's midpoint,
+      each step's impulse split half into the step and half into the next one (the
+      semi-implicit Euler step's velocity is then the midpoint velocity of an energy-
+      conserving scheme);
+    - "backward_euler": at the (unknown) end of the step, inside the step program: stable,
+      and dissipates ~ h k dx^2 per step of a spring's energy (numerical damping, for those
+      who want it).
+
+    Each class sets its default from measurements; users may override it per instance.
     """
 
     kind = "force"
@@ -36,13 +49,33 @@ class ForceElement(Element):
     def wrenches(self, states: list[BodyState], t, history=None):
         raise NotImplementedError
 
-    def potential_energy(self, states: list[BodyState], t):
-        return None
+    def potential_terms(self, states: list[BodyState], t, history=None) -> list:
+        """The stored energy as [(s_i, V_i)]: scalar coordinates s_i (CasADi scalars of the
+        states) and callables V_i (a CasADi scalar -> its energy), V = sum_i V_i(s_i); [] when
+        the element stores none. ``history``: the element's memory (a law's elastic part may
+        depend on it: Lankarani-Nikravesh's without an impact). Kinks of V_i (a contact
+        closing) are met exactly by the energy-consistent evaluation; s_i should be smooth in
+        the positions."""
+        return []
+
+    def potential_energy(self, states: list[BodyState], t, history=None):
+        """sum_i V_i(s_i) of :meth:`potential_terms`, or None when there are none."""
+        terms = self.potential_terms(states, t, history)
+        if not terms:
+            return None
+        return sum((V(s) for s, V in terms), ca.DM(0))
 
     def initial_history(self) -> np.ndarray:
         return np.zeros(self.history_size)
 
     def next_history(self, states: list[BodyState], t, history):
+        return history
+
+    def start_history(self, states: list[BodyState], t, history):
+        """The memory at a start state (a run's first, or one set with ``Stepper.set_state``)
+        from ``history`` (:meth:`initial_history`): what the state itself shows of it (a
+        contact open at the start remembers its approach rate, so an impact in the first step
+        has its speed). Default: ``history``."""
         return history
 
     def problems(self):
@@ -65,8 +98,10 @@ def moment_wrench(state: BodyState, moment_global):
 def impact_memory(delta, delta_dot, memory):
     """Next value of a contact's remembered impact speed (the v^(-) of hysteresis laws).
 
-    0 while the contact is open (delta <= 0); the penetration rate of the first step in
-    contact once it closes; then held until the contact opens again.
+    While the contact is open (delta <= 0): its approach rate max(delta_dot, 0) at the end of
+    the step, the speed at which it closes if it closes in the next step (the speed before
+    the contact force acts, which the end of the closing step no longer has: that would
+    make the memory, and the law's damping with it, depend on h); while it is closed: held.
+    A contact closed from the start (a joint with no play) keeps 0: no impact.
     """
-    first = ca.fmax(delta_dot, 0)
-    return ca.if_else(delta <= 0, 0, ca.if_else(memory > 0, memory, first))
+    return ca.if_else(delta <= 0, ca.fmax(delta_dot, 0), memory)

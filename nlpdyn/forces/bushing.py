@@ -147,8 +147,9 @@ class Bushing(ForceElement):
     stiffness : float, ContactLaw, or sequence of 3 of them
         Translational law per bushing axis: a number k >= 0 is linear (N/m,
         ``LinearBushing(k)``); a ContactLaw (e.g. ``TabulatedBushing``) gives the signed
-        force law_i.force(u_i, du_i/dt) (N) with its own damping, and its potential (if any)
-        is the stored energy. Laws that need an impact velocity are refused.
+        force law_i.force(u_i, du_i/dt) (N) with its own damping; its elastic potential
+        (closed form, or by quadrature of the elastic part) is the stored energy. Laws that
+        need an impact velocity are refused.
     damping : float or array_like, shape (3,)
         Linear translational damping per axis (N s/m), added to the law.
     rotational_stiffness : float, ContactLaw, or sequence of 3 of them
@@ -277,14 +278,10 @@ class Bushing(ForceElement):
             out.append((sign * force, n))
         return out
 
-    def potential_energy(self, states, t):
-        """sum_i V_i(u_i) + V_r,i(theta_i) over the laws that have a potential (linear
-        springs: k u^2 / 2); laws without one store nothing."""
+    def potential_terms(self, states, t, history=None):
+        """[(u_i, V_i), (theta_i, V_r,i)]: each axis law's elastic potential (linear springs:
+        k u^2 / 2)."""
         u, theta = self.relative_motion(states)
-        total = ca.DM(0)
-        for values, laws in ((u, self.laws), (theta, self.rotational_laws)):
-            for i, law in enumerate(laws):
-                V = law.potential(values[i])
-                if V is not None:
-                    total = total + V
-        return total
+        return [(values[i], law.elastic_potential)
+                for values, laws in ((u, self.laws), (theta, self.rotational_laws))
+                for i, law in enumerate(laws)]

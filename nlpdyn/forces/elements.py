@@ -36,7 +36,7 @@ class Gravity(ForceElement):
     def wrenches(self, states, t, history=None):
         return [(b.mass * ca.DM(self.g), ca.DM.zeros(3)) for b in self.bodies]
 
-    def potential_energy(self, states, t):
+    def potential_energy(self, states, t, history=None):
         return sum((-b.mass * ca.dot(ca.DM(self.g), s.r) for b, s in zip(self.bodies, states)),
                    ca.DM(0))
 
@@ -141,6 +141,6 @@ class SpringDamper(ForceElement):
         tension = self.stiffness * (length - self.free_length) + self.damping * rate
         return [point_wrench(sa, ua, tension * e), point_wrench(sb, ub, -tension * e)]
 
-    def potential_energy(self, states, t):
-        length = self._geometry(states)[3]
-        return 0.5 * self.stiffness * (length - self.free_length) ** 2
+    def potential_terms(self, states, t, history=None):
+        k, l0 = self.stiffness, self.free_length
+        return [(self._geometry(states)[3], lambda length: 0.5 * k * (length - l0) ** 2)]

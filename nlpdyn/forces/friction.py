@@ -76,7 +76,9 @@ class LuGreFriction(ForceElement):
     """
 
     kind = "LuGre friction"
-    evaluation = "implicit"
+    # the bristles advance by backward Euler in closed form over the step (``bristle_step``),
+    # and the friction force with them: no stored energy to keep
+    evaluation = "backward_euler"
     history_size = 3
     step_size_slot = 1      # memory entries the stepper sets each step: h and f_n
     normal_force_slot = 2

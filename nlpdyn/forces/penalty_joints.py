@@ -12,7 +12,7 @@ joint description runs as ideal, complementarity clearance or penalty clearance/
 Conventions shared by all elements:
 
 - a contact pushes only while it is closed: f_k = law(delta_k, delta_dot_k, v_imp,k) for
-  delta_k > 0, else 0; the stored energy is law.potential(max(delta_k, 0)). A signed law
+  delta_k > 0, else 0; the stored energy is law.elastic_potential(max(delta_k, 0)). A signed law
   (bushing with damping) may pull while delta_k > 0.
 - delta_dot_k = -n_k . (v_child(x_k) - v_parent(x_k)), the normal relative velocity of the
   two bodies' material points at x_k. For the geometries here (signed distances along n_k)
@@ -244,6 +244,9 @@ class PenaltyClearanceJoint(ForceElement):
                 total[body][1] = total[body][1] + dn
         return [tuple(total[0]), tuple(total[1])]
 
+    def start_history(self, states, t, history):
+        return self.next_history(states, t, history)
+
     def next_history(self, states, t, history):
         if not self.history_size:
             return history
@@ -252,16 +255,13 @@ class PenaltyClearanceJoint(ForceElement):
         return ca.vertcat(*[impact_memory(delta[k], rates[k], history[k])
                             for k in range(self.n_contacts)])
 
-    def potential_energy(self, states, t):
-        """Sum of law.potential(max(delta_k, 0)); None if a law stores no energy."""
+    def potential_terms(self, states, t, history=None):
+        """[(delta_k, law_k.elastic_potential(max(delta_k, 0), v_imp,k))] per contact."""
         delta = self._contacts(states)[0]
-        terms = []
-        for k, law in enumerate(self._laws()):
-            term = law.potential(ca.fmax(delta[k], 0))
-            if term is None:
-                return None
-            terms.append(term)
-        return sum(terms, ca.DM(0))
+        remembered = self.history_size and history is not None
+        return [(delta[k], lambda d, law=law, v=(history[k] if remembered else None):
+                 law.elastic_potential(ca.fmax(d, 0), v))
+                for k, law in enumerate(self._laws())]
 
     # ------------------------------------------------------------ validation
     def problems(self):

@@ -363,13 +363,15 @@ class RangeOfMotionCone(ForceElement):
         moment = self.restricting_moment(states) + self.dissipative_moment(states)
         return [moment_wrench(sr, -moment), moment_wrench(sm, moment)]
 
-    def potential_energy(self, states, t):
-        """V(kappa): the integral of the restricting moment's magnitude over kappa, whose
-        gradient the moment is (module docstring)."""
-        x = self.penetration(states) / self.delta_sigma
-        inside = x**3 - 0.5 * x**4
-        beyond = 0.5 + (x - 1)
-        return self.max_moment * self.delta_sigma * ca.if_else(x <= 1, inside, beyond)
+    def potential_terms(self, states, t, history=None):
+        """[(kappa, V(kappa))]: V the integral of the restricting moment's magnitude over
+        kappa, whose gradient the moment is (module docstring)."""
+        m_p, width = self.max_moment, self.delta_sigma
+
+        def stored(kappa):
+            x = kappa / width
+            return m_p * width * ca.if_else(x <= 1, x**3 - 0.5 * x**4, 0.5 + (x - 1))
+        return [(self.penetration(states), stored)]
 
     # ------------------------------------------------------------------ numpy helpers
     def latitude_longitude(self, A_reference, A_moving):
