@@ -290,8 +290,8 @@ def ledger_summary(res) -> dict:
     ``contact`` (their sustained contact), ``work`` (ideal joints' impulses and force elements'
     non-conservative work, e.g. a penalty law's hysteresis), ``residual`` (the rest of the
     time discretisation), split into ``gyroscopic`` (its explicit gyroscopic term) and
-    ``potential`` (conservative forces' work against their stored energy: the damping of a
-    stiff penalty law evaluated at the end of the step);
+    ``potential`` (conservative forces' work against their stored energy: what their
+    discretisation adds or removes, e.g. backward Euler's damping of a stiff penalty law);
     dE = impact + contact + work + residual. ``contact_step``: the largest sustained-contact
     work of a single step (a one-step jam shows there)."""
     ledger = res.energy_ledger()

@@ -13,7 +13,7 @@ The friction coefficient is the LuGre model's, with s the joint coordinate (rad 
 (the normalised form of the seed: z in rad or m, sigma0 in 1/rad or 1/m). The bristle state z
 is advanced by backward Euler with the end-of-step rate u, in closed form:
 z1 = (z0 + h u) / (1 + h sigma0 |u| / g(u)), so stiff bristles (large sigma0) do not limit h;
-the element is evaluated at the end of the step (implicit). At rest under a load F below
+the element is evaluated at the end of the step ("backward_euler"). At rest under a load F below
 mu_s f_n the joint creeps to the presliding displacement z = F / (sigma0 f_n) and stays; in
 steady sliding at speed u, mu = g(u) sgn(u) + sigma2 u (the Stribeck curve).
 

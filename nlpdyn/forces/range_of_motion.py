@@ -126,7 +126,8 @@ class RangeOfMotionCone(ForceElement):
     kind = "range-of-motion cone"
     # Measured on docs/CASES.md #7 (benchmarks/explicit_vs_implicit.py, README): evaluated at the
     # start of the step the cone is stable at the case's step sizes and its elastic energy
-    # comes back; the end-of-step evaluation takes energy out of the j = 0 run.
+    # comes back within its band; backward Euler takes energy out of the j = 0 run, and the
+    # energy-consistent evaluation costs ~5x a step for a similar band.
     evaluation = "explicit"
 
     def __init__(self, reference, moving, xi_axis, eta_axis, moving_axis, longitudes,
