@@ -9,9 +9,10 @@ excluded) and of whole ``simulate()`` calls (set-up and result included), on:
 - the bushing chain (``problems/chain.py``, 1e5 N/m, 1e2 N m/rad, implicit), N = 2, 8, 16,
   64 links, 200 steps at h = 1e-3 (50 above 16 links).
 
-Columns: this checkout with the elements "implicit" (energy-consistent, the default) and
-"backward_euler"; with ``--baseline DIR`` another checkout's default ("implicit" there),
-e.g. the commit before the change (``git worktree add ../base <commit>``). Every
+Columns: this checkout with the elements "implicit" (energy-consistent, the default), the
+same with ``solver="qp"`` (the conic plugin: qpOASES up to 10 bodies, ProxQP above)
+instead of the default "direct" KKT solve, and "backward_euler"; with ``--baseline DIR``
+another checkout's default ("implicit" there, with the conic plugin), e.g. the commit before the change (``git worktree add ../base <commit>``). Every
 measurement runs in its own process; the processes are interleaved (one of each column per
 case, in turn) and repeated, and the median is shown.
 
@@ -55,10 +56,12 @@ def build(kind, size, evaluation):
     return s
 
 
-def measure(kind, size, steps, evaluation):
-    """(us per Stepper.step(), us per step of a whole simulate()), process CPU."""
+def measure(kind, size, steps, evaluation, solver=None):
+    """(us per Stepper.step(), us per step of a whole simulate()), process CPU; ``solver``:
+    the stepper's (None: its default)."""
     import nlpdyn as nd
-    stepper = nd.Stepper(build(kind, size, evaluation), h=1e-3)
+    options = {"solver": solver} if solver else {}
+    stepper = nd.Stepper(build(kind, size, evaluation), h=1e-3, **options)
     for _ in range(3):
         stepper.step()
     tic = time.process_time()
@@ -67,17 +70,17 @@ def measure(kind, size, steps, evaluation):
     step_us = 1e6 * (time.process_time() - tic) / steps
     system = build(kind, size, evaluation)
     tic = time.process_time()
-    res = nd.simulate(system, steps * 1e-3, h=1e-3, progress=False)
+    res = nd.simulate(system, steps * 1e-3, h=1e-3, progress=False, **options)
     simulate_us = 1e6 * (time.process_time() - tic) / steps
     assert res.success, res.message
     return step_us, simulate_us
 
 
-def in_process(tree, case, evaluation):
+def in_process(tree, case, evaluation, solver=None):
     """``measure`` in a fresh Python with ``tree`` first on the path."""
     env = dict(os.environ, PYTHONPATH=str(tree), MPLBACKEND="Agg")
     out = subprocess.run([sys.executable, str(HERE), "--measure", case, "--evaluation",
-                          evaluation or ""], env=env, cwd=str(tree), capture_output=True,
+                          evaluation or "", "--solver", solver or ""], env=env, cwd=str(tree), capture_output=True,
                          text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -89,26 +92,31 @@ def main():
     parser.add_argument("--baseline", default=None, help="another nlpdyn checkout to time too")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     parser.add_argument("--evaluation", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--solver", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
         sys.path.insert(0, os.getcwd())
-        print(json.dumps(measure(*CASES[args.measure], args.evaluation or None)))
+        print(json.dumps(measure(*CASES[args.measure], args.evaluation or None,
+                                 args.solver or None)))
         return
-    columns = [("implicit", HERE.parents[1], "implicit"),
-               ("backward_euler", HERE.parents[1], "backward_euler")]
+    columns = [("implicit", HERE.parents[1], "implicit", None),
+               ("implicit, qp", HERE.parents[1], "implicit", "qp"),
+               ("backward_euler", HERE.parents[1], "backward_euler", None)]
     if args.baseline:
-        columns.append(("baseline", Path(args.baseline).resolve(), None))
+        columns.append(("baseline", Path(args.baseline).resolve(), None, None))
     print("us per step (process CPU), median of", args.repeat, "interleaved repeats; "
           "Stepper.step() loop / whole simulate()")
-    print(f"{'case':<26}" + "".join(f"{name:>22}" for name, _, _ in columns)
-          + ("   implicit / baseline" if args.baseline else ""))
+    print(f"{'case':<26}" + "".join(f"{name:>22}" for name, *_ in columns)
+          + "   implicit / backward_euler" + ("   implicit / baseline" if args.baseline else ""))
     for case in (QUICK if args.quick else CASES):
-        times = {name: [] for name, _, _ in columns}
+        times = {name: [] for name, *_ in columns}
         for _ in range(args.repeat):
-            for name, tree, evaluation in columns:            # interleaved
-                times[name].append(in_process(tree, case, evaluation))
+            for name, tree, evaluation, solver in columns:            # interleaved
+                times[name].append(in_process(tree, case, evaluation, solver))
         med = {name: np.median(np.array(v), axis=0) for name, v in times.items()}
         row = f"{case:<26}" + "".join(f"{m[0]:10.0f} / {m[1]:9.0f}" for m in med.values())
+        ratio = med["implicit"] / med["backward_euler"]
+        row += f"   {ratio[0]:5.2f} / {ratio[1]:5.2f}        "
         if args.baseline:
             ratio = med["implicit"] / med["baseline"]
             row += f"   {ratio[0]:5.2f} / {ratio[1]:5.2f}"

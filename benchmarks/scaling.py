@@ -12,6 +12,7 @@ library specifies it: N = 40, 20 s, h = 1e-3, 400 output points, the whole ``sim
 
     python benchmarks/scaling.py
     python benchmarks/scaling.py --quick        # fewer sizes, no 20 s run
+    python benchmarks/scaling.py --only bushings   # the tables whose title holds "bushings"
 """
 from __future__ import annotations
 
@@ -60,7 +61,7 @@ def mujoco_chain(n, steps=2000):
     return 1e3 * (time.perf_counter() - tic) / steps
 
 
-def table(title, sizes, build, bodies, steps, peer=None):
+def print_table(title, sizes, build, bodies, steps, peer=None):
     print(f"\n{title}")
     print(f"{'N':>5} {'bodies':>7} {'ms/step':>9} {'growth x8':>10}" + ("  MuJoCo ms/step  ratio" if peer else ""))
     cost = {}
@@ -77,7 +78,13 @@ def table(title, sizes, build, bodies, steps, peer=None):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
-    quick = parser.parse_args().quick
+    parser.add_argument("--only", default="", help="run the tables whose title holds this")
+    args = parser.parse_args()
+    quick = args.quick
+
+    def table(title, *rest, **kw):
+        if args.only in title:
+            print_table(title, *rest, **kw)
     chains = (2, 8, 16, 64) if quick else (2, 4, 8, 16, 32, 64, 128)
     table("revolute chain (ideal joints, closed-form sparse solve)", chains, chain.build,
           lambda n: n, lambda n: 400 if n <= 16 else 100, peer=mujoco_chain)
@@ -89,7 +96,7 @@ def main():
     table("chain on implicit bushings (1e5 N/m, 1e2 N m/rad)", (2, 4, 8, 16, 32, 64) if not quick
           else (2, 16), lambda n: chain.build(n, bushing=(1e5, 1e2)), lambda n: n,
           lambda n: 200 if n <= 8 else 50)
-    if not quick:
+    if not quick and not args.only:
         tic = time.perf_counter()
         res = nd.simulate(four_bar_chain.build(40), t_end=four_bar_chain.T_END, h=1e-3,
                           output_every=50, progress=False)

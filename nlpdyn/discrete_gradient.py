@@ -12,7 +12,8 @@ and tends to grad V as q1 -> q0 (Gonzalez 1996). Here it is the chain of two:
   (Armero and Petocz 1998 for penalty contact); the derivative at the midpoint where s1 - s0
   is too small for the quotient to beat round-off;
 - per coordinate, the average of its gradient along the chord q0 -> q1 (the average vector
-  field), by Gauss-Legendre quadrature: exact for coordinates that are polynomials of degree
+  field), by Gauss-Legendre quadrature of the laws' slopes pulled back through the
+  coordinates (one reverse sweep per point): exact for coordinates that are polynomials of degree
   up to 2 ``CHORD_POINTS`` along the chord, and for the smooth joint coordinates here within
   ~|dq|^(2 CHORD_POINTS + 1) of it (a relative 1e-13 of the stop pendulum's energy per step
   at h = 1e-3).
@@ -71,33 +72,36 @@ def difference_quotient(V, s0, s1):
     return ca.if_else(usable, (V1 - V0) / ca.if_else(usable, ds, 1), slope)
 
 
-def chord_jacobian(jacobian, q0, q1):
-    """The average of ``jacobian`` (a CasADi Function q -> ds/dq) along q0 -> q1, by
-    ``CHORD_POINTS``-point Gauss-Legendre quadrature: J_d with J_d (q1 - q0) = s(q1) - s(q0)
-    to quadrature accuracy (exact for s polynomial of degree up to 2 ``CHORD_POINTS`` along
-    the chord).
+def chord_pullback(pullback, q0, q1, w):
+    """J_d^T w, J_d the average of the coordinates' Jacobian ds/dq along the chord q0 -> q1
+    by ``CHORD_POINTS``-point Gauss-Legendre quadrature (J_d (q1 - q0) = s(q1) - s(q0), exact
+    for s polynomial of degree up to 2 ``CHORD_POINTS`` along the chord), from
+    ``pullback(q, w)`` = (ds/dq)^T w at each point: one reverse sweep a point, not a
+    Jacobian.
 
     Example
     -------
     >>> import casadi as ca
-    >>> q = ca.SX.sym("q")
-    >>> J = ca.Function("J", [q], [ca.jacobian(q**3, q)])
-    >>> float(chord_jacobian(J, ca.DM(1.0), ca.DM(2.0)))       # (8 - 1) / (2 - 1)
+    >>> q, w = ca.SX.sym("q"), ca.SX.sym("w")
+    >>> pullback = ca.Function("pb", [q, w], [ca.jtimes(q**3, q, w, True)])
+    >>> float(chord_pullback(pullback, ca.DM(1.0), ca.DM(2.0), ca.DM(1.0)))  # (8 - 1) / (2 - 1)
     7.0
     """
-    x, w = np.polynomial.legendre.leggauss(CHORD_POINTS)
+    x, weights = np.polynomial.legendre.leggauss(CHORD_POINTS)
     dq = q1 - q0
-    return sum(0.5 * float(wi) * jacobian(q0 + 0.5 * (float(xi) + 1) * dq)
-               for xi, wi in zip(x, w))
+    return sum(0.5 * float(wi) * pullback(q0 + 0.5 * (float(xi) + 1) * dq, w)
+               for xi, wi in zip(x, weights))
 
 
-def discrete_gradient(coordinates, jacobian, laws, q0, q1):
+def discrete_gradient(coordinates, pullback, laws, q0, q1):
     """grad_d V (nq) of V(q) = sum_i laws[i](s_i(q)) between q0 and q1.
 
     Parameters
     ----------
-    coordinates, jacobian : casadi.Function
-        q -> s (n, 1) and q -> ds/dq (n, nq).
+    coordinates : casadi.Function
+        q -> s (n, 1).
+    pullback : casadi.Function or callable
+        (q, w) -> (ds/dq)^T w (nq, 1), e.g. ``ca.jtimes(s, q, w, True)``.
     laws : list of callable
         V_i, one per coordinate.
     q0, q1 : casadi.SX
@@ -113,16 +117,16 @@ def discrete_gradient(coordinates, jacobian, laws, q0, q1):
     its average gradient is exact): the balance holds to round-off however long the step.
 
     >>> import casadi as ca
-    >>> q = ca.SX.sym("q", 2)
+    >>> q, w = ca.SX.sym("q", 2), ca.SX.sym("w")
     >>> s = ca.Function("s", [q], [ca.dot(q, q)])
-    >>> J = ca.Function("J", [q], [ca.jacobian(ca.dot(q, q), q)])
+    >>> pb = ca.Function("pb", [q, w], [ca.jtimes(ca.dot(q, q), q, w, True)])
     >>> spring = lambda ss: 50.0 * (ca.sqrt(ss) - 1.0) ** 2
     >>> q0, q1 = ca.DM([1.2, 0.1]), ca.DM([0.9, 0.4])
-    >>> g = discrete_gradient(s, J, [spring], q0, q1)
+    >>> g = discrete_gradient(s, pb, [spring], q0, q1)
     >>> V = lambda x: spring(ca.dot(x, x))
     >>> abs(float(ca.dot(g, q1 - q0) - (V(q1) - V(q0)))) < 1e-12
     True
     """
     s0, s1 = coordinates(q0), coordinates(q1)
     slopes = ca.vertcat(*[difference_quotient(V, s0[i], s1[i]) for i, V in enumerate(laws)])
-    return chord_jacobian(jacobian, q0, q1).T @ slopes
+    return chord_pullback(pullback, q0, q1, slopes)

@@ -11,6 +11,11 @@ of the positive semidefinite part of each element's block of J = -db/dy (symmetr
 block couples only the element's own bodies, so the blocks are projected in one batched
 eigendecomposition and summed into a sparse pattern fixed once per run. The cost grows with the
 number of elements, not with the cube of the body count.
+
+After a step's first iterate the impulse at the new iterate is known (the solve's EOM check
+evaluated it), and H is kept while it predicts the impulse's change between iterates within
+``REUSE_ERROR`` (a modified Newton iteration, as implicit Runge-Kutta codes keep their
+Jacobian); a contact that closes or opens between iterates gets a fresh H.
 """
 from __future__ import annotations
 
@@ -19,9 +24,11 @@ import numpy as np
 
 from .fastcall import FastFunction
 
+REUSE_ERROR = 0.1   # largest share of the impulse's change between iterates H may miss
+
 
 class ImplicitLinearisation:
-    """``terms(q0, t0, h, y_imp, z)`` -> (b, H nonzeros in ``pattern``, b + H y_imp)."""
+    """``linearisation(q0, t0, h, y_imp, z, b)`` -> (H nonzeros in ``pattern``, b + H y_imp)."""
 
     def __init__(self, cs, q0, t0, h, y, z, Linv, b, element_Q):
         """Symbols of the step program; ``b`` the implicit elements' impulse L^-1 Q_imp;
@@ -58,21 +65,48 @@ class ImplicitLinearisation:
         self.nnz = self.pattern.nnz()
         self._slot = np.searchsorted(keys, cols * nv + rows)
         self._nv = nv
+        inputs = [q0, t0, h, y_imp, z]
+        block_values = ca.densify(ca.vertcat(*blocks)) if blocks else ca.SX(0, 1)
         self._function = FastFunction(ca.Function(
-            "implicit_terms", [q0, t0, h, y_imp, z],
-            [ca.substitute(b, y, y_imp), ca.densify(ca.vertcat(*blocks)) if blocks else ca.SX(0, 1)],
+            "implicit_terms", inputs, [ca.substitute(b, y, y_imp), block_values],
             ["q0", "t0", "h", "y_imp", "z"], ["b", "blocks"], {"cse": True}))
+        self._H = []                # per group the projected blocks, (n, k, k)
+        self._values = np.zeros(self.nnz)
+        self._at = None             # (y, b) of the last linearisation or iterate
 
-    def __call__(self, q0, t0, h, y_imp, z):
-        """(H nonzeros, b(y_imp) + H y_imp): the QP's Hessian term and its linear term."""
-        b, blocks = self._function(q0, t0, h, y_imp, z)
-        projected, Hy, start = [], np.zeros(self._nv), 0
+    def __call__(self, q0, t0, h, y_imp, z, b=None):
+        """(H nonzeros, b(y_imp) + H y_imp): the QP's Hessian term and its linear term.
+
+        ``b``: the impulse at ``y_imp`` where a solve gave it (iterates after a step's first);
+        then H is the last one while it predicted the change of b from the last iterate to
+        ``y_imp`` within ``REUSE_ERROR``, else formed at ``y_imp``."""
+        if b is None or not self._predicts(y_imp, b):
+            b, blocks = self._function(q0, t0, h, y_imp, z)
+            self._project(blocks)
+        self._at = (np.array(y_imp, dtype=float), np.array(b, dtype=float))
+        return self._values, b + self._apply(y_imp)
+
+    def _project(self, blocks):
+        """Each block's positive semidefinite part, kept for ``_apply`` and as nonzeros."""
+        self._H, start = [], 0
         for k, idx in self.groups:
             J = blocks[start:start + idx.size * k].reshape(len(idx), k, k)
             start += idx.size * k
             lam, V = np.linalg.eigh(J)
-            H = (V * np.maximum(lam, 0.0)[:, None, :]) @ V.transpose(0, 2, 1)
-            projected.append(H.ravel())
-            Hy += np.bincount(idx.ravel(), (H @ y_imp[idx][:, :, None]).ravel(), minlength=self._nv)
-        values = np.concatenate(projected) if projected else np.zeros(0)
-        return np.bincount(self._slot, values, minlength=self.nnz), b + Hy
+            self._H.append((V * np.maximum(lam, 0.0)[:, None, :]) @ V.transpose(0, 2, 1))
+        values = np.concatenate([H.ravel() for H in self._H]) if self._H else np.zeros(0)
+        self._values = np.bincount(self._slot, values, minlength=self.nnz)
+
+    def _apply(self, x):
+        """H x."""
+        Hx = np.zeros(self._nv)
+        for (_, idx), H in zip(self.groups, self._H):
+            Hx += np.bincount(idx.ravel(), (H @ x[idx][:, :, None]).ravel(), minlength=self._nv)
+        return Hx
+
+    def _predicts(self, y, b) -> bool:
+        """Whether b(y_last) - H (y - y_last) is b within ``REUSE_ERROR`` of the change."""
+        y_last, b_last = self._at
+        change = b - b_last
+        miss = change + self._apply(y - y_last)
+        return bool(np.linalg.norm(miss) <= REUSE_ERROR * np.linalg.norm(change))

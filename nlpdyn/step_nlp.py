@@ -75,6 +75,7 @@ class StepSolution:
     P_t: np.ndarray = None          # friction impulse per gap row on the child, (n_gap, 3)
     friction_error: float = 0.0     # m: how far the lagged normal impulse and slip direction are
     P_n_used: np.ndarray = None     # the lagged normal impulses the friction cones used
+    b_imp: np.ndarray = None        # the implicit elements' scaled impulse at y (QP solves)
 
 
 class StepProgram:
@@ -128,12 +129,6 @@ class StepProgram:
         self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, z=z,
                          rows_eq=rows_eq, A_eq=A_eq, b_imp=b_imp, qdot=qdot)
         self._step = step
-        # the impulse the energy-consistent elements carry into the next step (h G / 2, on the
-        # velocities at q0, scaled): its energy (``carried_energy``) joins each step's ledger
-        self._end_carried = ca.Function(
-            "end_carried", [q0, v0, t0, h, y, z],
-            [Linv @ (0.5 * h * ca.sum2(step.G_V)) if cs.n_carry else ca.SX.zeros(nv)],
-            ["q0", "v0", "t0", "h", "y", "z"], ["c"], _CSE)
         self._rows = {}
         self._grads = {}
         self._friction = {}
@@ -184,14 +179,16 @@ class StepProgram:
 
         # Finish: end-of-step state and the checks the stepper makes on every step, from the
         # linear rows at the solution (rows = A y + c) and the impulses A^T P, formed sparse by
-        # the caller.
+        # the caller. In two parts: the core evaluates everything once (the implicit elements
+        # at the solution among it) and gives the impulse the energy-consistent elements carry
+        # into the next step (h G / 2, on the velocities at q0, scaled); the caller takes its
+        # energy (``carried_energy``), which the tail adds to the ledger and the checks.
         P_eq, P_g = ca.SX.sym("P_eq", ne), ca.SX.sym("P_g", ng)
         rows_eq1, rows_g1 = ca.SX.sym("rows_eq", ne), ca.SX.sym("rows_g", ng)
         impulse, y_free_in = ca.SX.sym("impulse", nv), ca.SX.sym("y_free", nv)
         Pi_g_local = ca.SX.sym("Pi_g_local", ng, 12)
         friction_work = ca.SX.sym("friction_work", ng)
         shift = ca.SX.sym("shift", nv)  # C (y - y_lin) of a curvature-corrected solve, else 0
-        carried_end = ca.SX.sym("carried_energy")   # of the impulse carried into the next step
         q1 = q0 + h * qdot
         t1 = t0 + h
         eom = L @ (y - y_free_in - b_imp + shift - impulse) / h
@@ -204,41 +201,56 @@ class StepProgram:
             _max_abs(L @ (y - y_free_in)) / h
         ledger = self._ledger_increments(q0, v0, t0, h, q1, v, P_eq, P_g,
                                          Aybar_eq := ca.SX.sym("Aybar_eq", ne),
-                                         Aybar_g := ca.SX.sym("Aybar_g", ng), friction_work,
-                                         carried_end)
-        carry = (ca.vertcat(h, carried_end, *step.wrenches) if cs.n_carry else ca.SX(0, 1))
-        # the discretisation's energy (the ledger's residual parts and ideal joints' work,
-        # which is none in the limit) and the energy in play: kinetic and stored (every
-        # element but gravity, and what the energy-consistent elements carry) at both ends,
-        # gravity over the model's size, every agent's work in the step; and the mechanical
-        # energy the step moves, kinetic and stored at its larger end (the run's scale)
-        n_el = len(cs.force_elements)
-        ideal = [2 * n_el + j for j, r in enumerate(cs.constraint_rows) if isinstance(r.element, Joint)]
-        created = ca.sum1(ledger[ideal + [ledger.numel() - 3, ledger.numel() - 2, ledger.numel() - 1]])
+                                         Aybar_g := ca.SX.sym("Aybar_g", ng), friction_work, 0)
+        carry = (ca.vertcat(h, 0, *step.wrenches) if cs.n_carry else ca.SX(0, 1))
         carried_start = z[cs.carry_energy_slot] if cs.n_carry else 0
         moving = [cs.kinetic(v0) + _stored(cs, t0, q0, z_el) + ca.fabs(carried_start),
-                  cs.kinetic(v) + _stored(cs, t1, q1, z_el) + ca.fabs(carried_end)]
-        in_play = (moving[0] + moving[1]
-                   + cs.total_mass * np.linalg.norm(cs.system.gravity) * cs.model_size
-                   + ca.sum1(ca.fabs(ledger)))
+                  cs.kinetic(v) + _stored(cs, t1, q1, z_el)]
+        c_end = Linv @ (0.5 * h * ca.sum2(step.G_V)) if cs.n_carry else ca.SX.zeros(nv)
         check = ca.vertcat(_max_abs(rows_eq1) / v_scale, -ca.fmin(_min_or_inf(rows_g1), 0) / v_scale,
-                           _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v),
-                           created, in_play, ca.fmax(moving[0], moving[1]))
-        finish_in = ["q0", "v0", "t0", "h", "y", "P_eq", "P_g", "rows_eq", "rows_g", "impulse",
-                     "Aybar_eq", "Aybar_g", "y_free", "shift", "z", "Pi_g_local", "friction_work",
-                     "carried_energy"]
-        self.finish = FastFunction(ca.Function(
-            "step_finish", [q0, v0, t0, h, y, P_eq, P_g, rows_eq1, rows_g1, impulse, Aybar_eq,
-                            Aybar_g, y_free_in, shift, z, Pi_g_local, friction_work, carried_end],
+                           _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v))
+        core_in = [q0, v0, t0, h, y, P_eq, P_g, rows_eq1, rows_g1, impulse, Aybar_eq, Aybar_g,
+                   y_free_in, shift, z, Pi_g_local, friction_work]
+        core_names = ["q0", "v0", "t0", "h", "y", "P_eq", "P_g", "rows_eq", "rows_g", "impulse",
+                      "Aybar_eq", "Aybar_g", "y_free", "shift", "z", "Pi_g_local", "friction_work"]
+        self.finish_names = ["q", "v", "mu", "lam", "eom_residual", "constraint_violation",
+                             "norm_error", "min_gap", "gap", "complementarity", "Pi_g", "gap_lin",
+                             "ledger", "carry", "phi", "check"]
+        self.finish_core = FastFunction(ca.Function(
+            "step_finish_core", core_in,
             [q1, v, P_eq / h, P_g / h, _max_abs(eom), _max_abs(cs.phi(q1, t1)), _max_abs(norms),
              _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1), Pi_g_local, h * rows_g1,
-             ca.densify(ledger),
-             ca.densify(carry), ca.fabs(cs.phi(q1, t1)), check],
-            finish_in,
-            ["q", "v", "mu", "lam", "eom_residual", "constraint_violation", "norm_error",
-             "min_gap", "gap", "complementarity", "Pi_g", "gap_lin", "ledger", "carry", "phi",
-             "check"],
-            _CSE))
+             ca.densify(ledger), ca.densify(carry), ca.fabs(cs.phi(q1, t1)), check,
+             ca.densify(b_imp), ca.densify(c_end), ca.vertcat(*moving)],
+            core_names, self.finish_names[:-1] + ["check_core", "b_imp", "carried_impulse",
+                                                  "moving"], _CSE))
+        # the tail: the carried energy E joins the ledger's potential residual (``_ledger_
+        # increments``), the carry, the energy created and in play, and the end's energy. The
+        # discretisation's energy (the ledger's residual parts and ideal joints' work, which
+        # is none in the limit) and the energy in play: kinetic and stored (every element but
+        # gravity, and what the energy-consistent elements carry) at both ends, gravity over
+        # the model's size, every agent's work in the step; and the mechanical energy the
+        # step moves, kinetic and stored at its larger end (the run's scale)
+        n_led, n_el = ledger.numel(), len(cs.force_elements)
+        ledger_in, carry_in = ca.SX.sym("ledger", n_led), ca.SX.sym("carry", carry.numel())
+        moving_in, carried_end = ca.SX.sym("moving", 2), ca.SX.sym("carried_energy")
+        ledger_full = ca.vertcat(ledger_in[:n_led - 2], ledger_in[n_led - 2] + carried_end,
+                                 ledger_in[n_led - 1])
+        carry_full = (ca.vertcat(carry_in[0], carried_end, carry_in[2:]) if cs.n_carry
+                      else carry_in)
+        ideal = [2 * n_el + j for j, r in enumerate(cs.constraint_rows) if isinstance(r.element, Joint)]
+        created = ca.sum1(ledger_full[ideal + [n_led - 3, n_led - 2, n_led - 1]])
+        moving_end = moving_in[1] + ca.fabs(carried_end)
+        in_play = (moving_in[0] + moving_end
+                   + cs.total_mass * np.linalg.norm(cs.system.gravity) * cs.model_size
+                   + ca.sum1(ca.fabs(ledger_full)))
+        check_in = ca.SX.sym("check_core", check.numel())
+        self.finish_tail = FastFunction(ca.Function(
+            "step_finish_tail", [ledger_in, carry_in, check_in, moving_in, carried_end],
+            [ledger_full, carry_full,
+             ca.vertcat(check_in, created, in_play, ca.fmax(moving_in[0], moving_end))],
+            ["ledger_core", "carry_core", "check_core", "moving", "carried_energy"],
+            ["ledger", "carry", "check"], _CSE))
         self._select = None          # sparse selection of independent joint rows (None: all)
         self._qp = {}
         self._conic = {}            # the conic solvers by sparsity (shared memory)
@@ -663,13 +675,14 @@ class StepProgram:
             z = solve(A @ y_free + c)
             y = y_free - A.T @ z
             P = -z
-        out = self.finish.function(Q0, V0, T0, H, y, self._full(P), ca.MX.zeros(0),
-                                   *self._finish_args(A, c, A_g, c_g, y, P, ca.MX.zeros(0), V0),
-                                   y_free, ca.MX.zeros(self.nv), Z, Pi_g_local,
-                                   ca.MX.zeros(self.n_gap), ca.MX(0))
+        core = self.finish_core.function(
+            Q0, V0, T0, H, y, self._full(P), ca.MX.zeros(0),
+            *self._finish_args(A, c, A_g, c_g, y, P, ca.MX.zeros(0), V0), y_free,
+            ca.MX.zeros(self.nv), Z, Pi_g_local, ca.MX.zeros(self.n_gap))
+        out = self._finished(core, self.finish_tail.function, ca.MX(0))
         return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H, Z], [y, self._full(P), *out],
                                         ["q0", "v0", "t0", "h", "z"],
-                                        ["y", "P_eq", *self.finish.names_out]))
+                                        ["y", "P_eq", *self.finish_names]))
 
     # ------------------------------------------------------------------ QP plugin
     def reset_qp(self):
@@ -679,7 +692,7 @@ class StepProgram:
         self._conic.clear()
 
     def solve_qp(self, q0, v0, t0, h, q_lin, z, warm=None, curvature=None, y_imp=None,
-                 jacobian_at="start", friction=None):
+                 jacobian_at="start", friction=None, plugin=None, b_imp=None):
         """Fixed h: prepare the rows, solve the QP with a conic plugin, finish: one call.
 
         ``curvature`` = (P_g, y_lin) adds (y - y_lin)^T C (y - y_lin) / 2 to the objective,
@@ -687,14 +700,19 @@ class StepProgram:
         about y_lin. ``y_imp``: where the implicit force elements are linearised (default: the
         start velocity). ``friction``: the normal impulses P_n bounding the friction impulses
         (lagged: the previous iterate's or step's; default ``curvature``'s, else none).
-        Returns (StepSolution, finish outputs).
+        ``plugin``: the conic plugin (default ``qp_solver``), or "direct" without gaps: the
+        KKT system by sparse LDL^T (``kkt_solve``). ``b_imp``: the implicit elements'
+        impulse at ``y_imp`` where the last solve, at the same memory, gave it (a Newton
+        iterate after the first; ``ImplicitLinearisation``). Returns (StepSolution, finish
+        outputs).
         """
+        plugin = plugin or self.qp_solver
         lam0 = np.zeros(self.n_eq + self.n_gap) if warm is None else warm
         P_curv, y_lin = (np.zeros(self.n_gap), np.zeros(self.nv)) if curvature is None else curvature
         if self.has_implicit:
             if y_imp is None:
                 y_imp = self.cs.L.T @ np.asarray(v0, dtype=float)
-            H_imp, b_lin = self.implicit(q0, t0, h, y_imp, z)
+            H_imp, b_lin = self.implicit(q0, t0, h, y_imp, z, b_imp)
         else:
             H_imp, b_lin = _NO_ARRAY, _NO_ARRAY
         args = (q0, v0, t0, h, q_lin, lam0, P_curv, y_lin, z, H_imp, b_lin)
@@ -702,15 +720,17 @@ class StepProgram:
         if self.has_friction:
             P_n = P_curv if friction is None else friction
             args += (P_n,)
-        if jacobian_at not in self._qp:
+        key = (plugin, jacobian_at)
+        if key not in self._qp:
             with silenced_stdout():     # qpOASES prints its banner when it allocates memory
-                self._qp[jacobian_at] = self._build_qp(self.qp_solver, jacobian_at)
-                y, lam, P_t, f_err, *out = self._qp[jacobian_at](*args)
+                self._qp[key] = self._build_qp(plugin, jacobian_at)
+                y, lam, P_t, f_err, b_end, *out = self._qp[key](*args)
         else:
-            y, lam, P_t, f_err, *out = self._qp[jacobian_at](*args)
+            y, lam, P_t, f_err, b_end, *out = self._qp[key](*args)
         P_eq, P_g = -lam[:self.n_eq], -lam[self.n_eq:]
-        return (StepSolution(h, y, P_eq, P_g, self.qp_solver, "solved", -1, True, 0,
-                             P_t.reshape(self.n_gap, 3, order="F"), float(f_err[0]), P_n), out)
+        return (StepSolution(h, y, P_eq, P_g, plugin, "solved", -1, True, 0,
+                             P_t.reshape(self.n_gap, 3, order="F"), float(f_err[0]), P_n, b_end),
+                out)
 
     def _build_qp(self, plugin, jacobian_at):
         cs, nv, ne, ng = self.cs, self.nv, self.n_eq, self.n_gap
@@ -757,17 +777,21 @@ class StepProgram:
         # one solver per sparsity: the rows of every jacobian_at share its memory (qpOASES hot
         # starts each re-solve from the last working set; cold, it failed to initialise on
         # gap rows that vanish, a bore centred on its pin)
-        key = (plugin, _pattern_key(pattern_H), _pattern_key(A_qp.sparsity()))
-        if key not in self._conic:
-            self._conic[key] = ca.conic(f"step_qp_{plugin}_{len(self._conic)}", plugin,
-                                        {"h": pattern_H, "a": A_qp.sparsity()}, opts)
-        qp = self._conic[key]
         if (plugin, jacobian_at) not in self._qp_built:
             self._qp_built.add((plugin, jacobian_at))
             self.build_count += 1
-        sol = qp(h=ca.project(H_qp, pattern_H), g=g_qp, a=A_qp, lam_a0=lam_a0,
-                 x0=x0, lba=lba, uba=uba)
-        y, lam = sol["x"][:nv], sol["lam_a"]
+        if plugin == "direct":
+            # no gaps, no friction: the QP is its KKT system
+            y, lam = kkt_solve(ca.project(H_qp, pattern_H), g_qp, A, c, "step_kkt",
+                               self.settings.regularization, self.settings.refinement_steps)
+        else:
+            key = (plugin, _pattern_key(pattern_H), _pattern_key(A_qp.sparsity()))
+            if key not in self._conic:
+                self._conic[key] = ca.conic(f"step_qp_{plugin}_{len(self._conic)}", plugin,
+                                            {"h": pattern_H, "a": A_qp.sparsity()}, opts)
+            sol = self._conic[key](h=ca.project(H_qp, pattern_H), g=g_qp, a=A_qp,
+                                   lam_a0=lam_a0, x0=x0, lba=lba, uba=uba)
+            y, lam = sol["x"][:nv], sol["lam_a"]
         P_eq, P_g, beta = ca.vertsplit(-lam, [0, nk, nk + ng, nk + ng + nr])
         args = list(self._finish_args(A, c, A_g, c_g, y, P_eq, P_g, V0))
         P_t, f_work, f_error = ca.MX(ng, 3), ca.MX(ng, 1), ca.MX(0)
@@ -776,26 +800,27 @@ class StepProgram:
             y_bar = 0.5 * (self._L.T @ V0 + y)
             P_t, f_work, f_error = self.friction_report(jacobian_at).call(
                 [Q0, V0, QL, Z, y_free, P_FR, H, y, P_g, beta, y_bar])
+        core = self.finish_core.function(Q0, V0, T0, H, y, self._full(P_eq), P_g, *args, y_free,
+                                         C @ (y - Y_LIN), Z, Pi_g_local, f_work)
         carried = ca.MX(0)
         if cs.n_carry:
             # the nodal velocity's excess u - v = P c: the carried impulse c less what the
             # joints take of it (P projects onto their rows at the start of the step)
-            c_y = self._end_carried(Q0, V0, T0, H, y, Z)
+            c_y = core[-2]
             if nk:
                 solve = pseudo_inverse_solve(ca.mtimes(A, A.T), "carry_ls",
                                              self.settings.regularization,
                                              self.settings.refinement_steps)
                 c_y = c_y - A.T @ solve(A @ c_y)
             carried = ca.dot(c_y, y) + 0.5 * ca.dot(c_y, c_y)
-        out = self.finish.function(Q0, V0, T0, H, y, self._full(P_eq), P_g, *args,
-                                   y_free, C @ (y - Y_LIN), Z, Pi_g_local, f_work, carried)
+        out, b_end = self._finished(core, self.finish_tail.function, carried), core[-3]
         fn = ca.Function(f"step_qp_{jacobian_at}",
                          [Q0, V0, T0, H, QL, LAM, P_CURV, Y_LIN, Z, H_IMP, B_LIN, *friction_in],
                          [y, ca.vertcat(-self._full(P_eq), -P_g), ca.densify(ca.vec(P_t)),
-                          ca.densify(f_error), *out],
+                          ca.densify(f_error), b_end, *out],
                          ["q0", "v0", "t0", "h", "q_lin", "lam0", "P_curv", "y_lin", "z", "H_imp",
                           "b_lin", *friction_names],
-                         ["y", "lam_a", "P_t", "friction_error", *self.finish.names_out])
+                         ["y", "lam_a", "P_t", "friction_error", "b_imp", *self.finish_names])
         return FastFunction(fn)
 
     def finish_step(self, q0, v0, t0, h, q_lin, z, sol: StepSolution, jacobian_at="start",
@@ -811,13 +836,21 @@ class StepProgram:
         kept = (np.ones(self.n_eq) if self._select is None
                 else np.asarray(ca.DM(self._select.T) @ ca.DM.ones(self._select.size1())).ravel())
         y, y_bar = sol.y, 0.5 * (self.cs.L.T @ np.asarray(v0, dtype=float) + sol.y)
+        core = self.finish_core(q0, v0, t0, h, y, sol.P_eq, sol.P_g, kept * (A @ y + c),
+                                A_g @ y + c_g, A.T @ sol.P_eq + A_g.T @ sol.P_g,
+                                kept * (A @ y_bar), A_g @ y_bar, y_free, shift, z, Pi_g_local,
+                                np.zeros(self.n_gap))
         carried = 0.0
         if self.cs.n_carry:
-            C = self.cs.L @ np.asarray(self._end_carried(q0, v0, t0, h, y, z)).ravel()
-            carried = self.cs.carried_energy(t0, q0, self.Linv_T @ y, C)
-        return self.finish(q0, v0, t0, h, y, sol.P_eq, sol.P_g, kept * (A @ y + c), A_g @ y + c_g,
-                           A.T @ sol.P_eq + A_g.T @ sol.P_g, kept * (A @ y_bar), A_g @ y_bar,
-                           y_free, shift, z, Pi_g_local, np.zeros(self.n_gap), carried)
+            carried = self.cs.carried_energy(t0, q0, self.Linv_T @ y, self.cs.L @ core[-2])
+        return self._finished(core, self.finish_tail, carried)
+
+    @staticmethod
+    def _finished(core, tail, carried):
+        """The finish's outputs (``finish_names``) from its core's and ``tail``'s (the
+        functions' numeric or MX calls) with the carried energy."""
+        ledger, carry, check = tail(core[12], core[13], core[15], core[18], carried)
+        return [*core[:12], ledger, carry, core[14], check]
 
     # ------------------------------------------------------------------ NLPs (IPOPT)
     def nlp(self, form: str, variable_h: bool, jacobian_at: str = "start"):
@@ -1009,6 +1042,32 @@ def pseudo_inverse_solve(W, name, regularization, refinements):
             z = z + solver.solve(W_reg, r - W @ z)
         return z
     return solve
+
+
+def kkt_solve(H, g, A, c, name, regularization, refinements):
+    """(y, lam) of min y^T H y / 2 + g^T y s.t. A y + c = 0, as MX, for a sparse positive
+    definite H: the KKT system H y + A^T lam = -g, A y = -c solved by iterative refinement on
+    the quasi-definite [[H, A^T], [A, -delta I]] (delta = regularization times the largest
+    diagonal entry of A A^T), whose LDL^T exists in any order (Vanderbei 1995), so CasADi's
+    sparse LDL^T analyses the pattern once; the refinements converge to the multipliers of
+    least norm, so redundant rows are solvable (as ``pseudo_inverse_solve``)."""
+    nv, nk = H.size1(), A.size1()
+    eye_v = ca.MX(ca.DM.eye(nv))
+    if nk == 0:
+        pattern = H.sparsity() + eye_v.sparsity()
+        solver = ca.Linsol(name, "ldl", pattern)
+        return solver.solve(ca.project(H, pattern), -g), ca.MX(0, 1)
+    delta = regularization * ca.fmax(ca.mmax(ca.sum2(A * A)), 1e-300)
+    K = ca.blockcat([[H, A.T], [A, ca.MX(nk, nk)]])
+    eye_k = ca.MX(ca.DM(ca.Sparsity.diag(nk), 1.0))
+    pattern = K.sparsity() + ca.diagcat(eye_v, eye_k).sparsity()
+    K_reg = ca.project(K - ca.diagcat(ca.MX(nv, nv), delta * eye_k), pattern)
+    solver = ca.Linsol(name, "ldl", pattern)
+    rhs = ca.vertcat(-g, -c)
+    x = ca.MX.zeros(nv + nk)
+    for _ in range(refinements):
+        x = x + solver.solve(K_reg, rhs - K @ x)
+    return x[:nv], x[nv:]
 
 
 def _stored(cs, t, q, z):

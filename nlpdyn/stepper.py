@@ -41,8 +41,10 @@ class StepperSettings:
     """"gauss": v is the only unknown and the multipliers come from the KKT conditions;
     "explicit": the seed's NLP with impulses as variables and the EOM as equality rows (IPOPT)."""
     solver: str | None = None
-    """Solver of the fixed-h program: "direct" (closed form, ideal joints only), "qp" (the
-    CasADi conic plugin ``qp_solver``) or "ipopt". None: "direct" without gaps, else "qp"."""
+    """Solver of the fixed-h program: "direct" (no gaps: the step's KKT system by CasADi's
+    sparse LDL^T; in closed form for ideal joints, with Newton iterations for implicit force
+    elements), "qp" (the CasADi conic plugin ``qp_solver``) or "ipopt". None: "direct"
+    without gaps, else "qp"."""
     qp_solver: str | None = None
     """CasADi conic plugin used when ``solver == "qp"`` (qpoases, proxqp, osqp, qrqp, daqp,
     ...). None: qpoases (dense, fastest for small systems) up to 60 velocity unknowns (10
@@ -308,15 +310,9 @@ class Stepper:
             self.solver = settings.solver
         else:
             self.solver = "direct" if cs.n_gap == 0 else "qp"
-        if settings.solver is None and cs.implicit_elements:
-            self.solver = "qp"
         if self.solver == "direct" and cs.n_gap:
-            raise ModelError(["solver 'direct' handles ideal joints only; this system has gaps "
-                              f"({[r.name for r in cs.gap_rows]}): use 'qp' or 'ipopt'"])
-        if self.solver == "direct" and cs.implicit_elements:
-            raise ModelError(["solver 'direct' evaluates forces at the start of the step only; "
-                              f"implicit force elements {cs.implicit_elements}: use 'qp' or "
-                              "'ipopt', or set their evaluation to 'explicit'"])
+            raise ModelError(["solver 'direct' handles joints without gaps only; this system "
+                              f"has gaps ({[r.name for r in cs.gap_rows]}): use 'qp' or 'ipopt'"])
         if settings.form == "explicit" and self.solver != "ipopt" and control != "nlp":
             self.solver = "ipopt"   # the explicit form is an NLP
         if self.program.has_friction and (self.solver != "qp" or (control == "nlp"
@@ -707,8 +703,9 @@ class Stepper:
         if not len(self.cs.normal_force_slots) or (kind == "nlp" and self._bisect_h):
             return self._solve_once(kind, bounds, q_lin, curvature, jacobian_at)
         self.z[self.cs.step_size_slots] = bounds[1]
-        if kind == "qp":
-            return self._solve_qp(bounds[1], q_lin, curvature, jacobian_at)
+        if kind == "qp" or (kind == "direct" and self.program.has_implicit):
+            return self._solve_qp(bounds[1], q_lin, curvature, jacobian_at,
+                                  "direct" if kind == "direct" else None)
         for _ in range(self.settings.friction_iterations):
             sol, out = self._solve_once(kind, bounds, q_lin, curvature, jacobian_at)
             # a variable-h solve is not iterated: its fixed-h re-solves are
@@ -739,10 +736,11 @@ class Stepper:
         q, v, t, z = self.q, self.v, self.t, self.z
         q_lin = q if q_lin is None else q_lin
         form = self.settings.form
-        if kind == "direct":
+        if kind == "direct" and not self.program.has_implicit:
             return self.program.solve_direct(q, v, t, bounds[1], z)
-        if kind == "qp":
-            return self._solve_qp(bounds[1], q_lin, curvature, jacobian_at)
+        if kind in ("qp", "direct"):
+            return self._solve_qp(bounds[1], q_lin, curvature, jacobian_at,
+                                  "direct" if kind == "direct" else None)
         if kind == "nlp" and self._bisect_h:
             return self._solve_by_bisection(*bounds)
         if kind == "nlp":
@@ -794,7 +792,7 @@ class Stepper:
         sol.status, sol.iterations = f"h by bisection ({solves} solves)", solves
         return sol, out
 
-    def _solve_qp(self, h, q_lin, curvature, jacobian_at):
+    def _solve_qp(self, h, q_lin, curvature, jacobian_at, plugin=None):
         """The fixed-h QP; with implicit force elements, Newton iterations (one QP each, forces
         linearised at the previous iterate) until the EOM holds with the end-of-step forces,
         and with joint friction until its normal forces are the step's."""
@@ -809,7 +807,7 @@ class Stepper:
                 None if self._contact_force is None else self._contact_force * h)
             coulomb = np.zeros(self.cs.n_gap) if P_n is None else P_n
         sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z, self._lam_qp,
-                                         curvature, y_imp, jacobian_at, coulomb)
+                                         curvature, y_imp, jacobian_at, coulomb, plugin)
         if not (implicit or friction):
             return sol, out
         limit = max(st.implicit_iterations if implicit else 0,
@@ -821,9 +819,11 @@ class Stepper:
             met = not friction or self._normal_forces_met(out)
             if met and (not implicit or out[-1][2] <= st.implicit_tol):
                 break
+            # the impulse at sol.y holds while the memory does (friction's normal forces)
             sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z,
                                              -np.concatenate((sol.P_eq, sol.P_g)), curvature, sol.y,
-                                             jacobian_at, coulomb)
+                                             jacobian_at, coulomb, plugin,
+                                             sol.b_imp if met else None)
         else:
             if friction and limit:
                 met = self._normal_forces_met(out)

@@ -596,8 +596,10 @@ class CompiledSystem:
             start += 6 * len(moving)
             s = ca.vertcat(*[s for s, _ in terms]) if terms else ca.SX(0, 1)
             coordinates = ca.Function(f"coordinates_{j}", [q, t], [s])
-            jacobian = ca.Function(f"coordinates_q_{j}", [q, t], [ca.jacobian(s, q)])
-            self.consistent.append((j, coordinates, jacobian, [V for _, V in terms], moving))
+            w = ca.SX.sym("w", s.numel())
+            pullback = ca.Function(f"coordinates_pullback_{j}", [q, t, w],
+                                   [ca.jtimes(s, q, w, True)])
+            self.consistent.append((j, coordinates, pullback, [V for _, V in terms], moving))
         self.n_carry = start - self.n_history if self.consistent else 0
         # then one flag per gap: closed at the start of the last step (the contact step tells
         # sustained contact from an impact by it)
@@ -690,12 +692,12 @@ class CompiledSystem:
         G_V, D = ca.SX.zeros(self.nv, n_el), ca.SX.zeros(self.nv, n_el)
         if memory_end is not None:
             G_V = self._carried(q0, memory_end)[2]
-        for j, coordinates, jacobian, laws, _ in self.consistent:
+        for j, coordinates, pullback, laws, _ in self.consistent:
             if memory_end is None:
                 # the laws may hold the elements' memory (the system's z): the step's
                 G_V[:, j] = ca.substitute(
                     -T.T @ discrete_gradient(lambda x: coordinates(x, tm),
-                                             lambda x: jacobian(x, tm), laws, q0, q1),
+                                             lambda x, w: pullback(x, tm, w), laws, q0, q1),
                     self.z_sym, z)
             D[:, j] = Q_mid[:, j] - QV_mid[:, j]
         cols, cols_V, tangent = [], [], []

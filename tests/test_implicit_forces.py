@@ -174,9 +174,63 @@ def test_energy_balance_closes_per_element(evaluation):
     assert res.dissipated("spring")[-1] > 0.9 * E[0]   # the damper took (almost) everything
 
 
-def test_direct_solver_refuses_implicit_elements():
-    with pytest.raises(nd.ModelError, match="implicit force elements"):
-        nd.Stepper(_oscillator(1e4, 0.0, "implicit"), h=1e-3, solver="direct")
+def _stop_pendulum(hinges=1):
+    """A 1 kg, 1 m bar on ``hinges`` coaxial revolutes (two: redundant rows), released
+    horizontal against a Hertz stop at +-1 rad."""
+    s = nd.System(gravity=(0, 0, -9.81))
+    bar = s.add_body("bar", 1.0, (1e-4, 1 / 12, 1 / 12), position=(0.5, 0, 0))
+    first = s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 1, 0), name="hinge"))
+    for i in range(1, hinges):
+        s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 1, 0), name=f"hinge{i}"))
+    s.add_force(nd.RotationStop(first, -1.0, 1.0, nd.Hertz(1e6), name="stop"))
+    return s
+
+
+def test_direct_solver_takes_implicit_elements():
+    """Without gaps the default solver is the KKT system's sparse LDL^T ("direct"), also for
+    implicit elements: the same steps as the QP plugin, and as a single hinge with redundant
+    ones."""
+    h, t_end = 1e-3, 0.6            # through the stop's first impact (t ~ 0.4 s)
+    runs = {}
+    for name, system, options in (("direct", _stop_pendulum(), {}),
+                                  ("qpoases", _stop_pendulum(), dict(solver="qp",
+                                                                     qp_solver="qpoases")),
+                                  ("redundant", _stop_pendulum(2), {})):
+        runs[name] = nd.simulate(system, t_end, h=h, progress=False, **options)
+        assert runs[name].success, runs[name].message
+    assert set(runs["direct"].stats.solver) == {"direct"}
+    assert set(runs["redundant"].stats.solver) == {"direct"}
+    assert set(runs["qpoases"].stats.solver) == {"qpoases"}
+    angle = {k: np.unwrap(np.arctan2(-r.position("bar")[:, 2], r.position("bar")[:, 0]))
+             for k, r in runs.items()}
+    assert np.abs(angle["direct"]).max() > 0.99      # the stop was reached
+    assert np.abs(angle["direct"] - angle["qpoases"]).max() < 1e-9
+    assert np.abs(angle["direct"] - angle["redundant"]).max() < 1e-9
+
+
+def test_kkt_solve_matches_the_pseudo_inverse():
+    """``kkt_solve`` against numpy: y of min y^T H y / 2 + g^T y s.t. A y + c = 0 and the
+    multipliers of least norm, with a repeated (redundant) row."""
+    from nlpdyn.step_nlp import kkt_solve
+    rng = np.random.default_rng(3)
+    n = 9
+    B = rng.standard_normal((n, n))
+    H = np.eye(n) + 0.3 * B @ B.T
+    A = rng.standard_normal((4, n))
+    A = np.vstack([A, A[1]])                            # row 5 repeats row 2
+    c = rng.standard_normal(5)
+    c[4] = c[1]
+    g = rng.standard_normal(n)
+    Hs, gs = ca.MX.sym("H", n, n), ca.MX.sym("g", n)
+    As, cs_ = ca.MX.sym("A", 5, n), ca.MX.sym("c", 5)
+    y, lam = kkt_solve(Hs, gs, As, cs_, "kkt_test", 1e-10, 3)
+    f = ca.Function("f", [Hs, gs, As, cs_], [y, lam])
+    y_num, lam_num = (np.asarray(x).ravel() for x in f(H, g, A, c))
+    K = np.block([[H, A.T], [A, np.zeros((5, 5))]])
+    reference = np.linalg.pinv(K) @ np.r_[-g, -c]
+    assert np.allclose(y_num, reference[:n], atol=1e-10)
+    assert np.allclose(lam_num, reference[n:], atol=1e-9)
+    assert np.abs(A @ y_num + c).max() < 1e-10
 
 
 def test_unknown_evaluation_is_reported():

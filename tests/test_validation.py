@@ -717,7 +717,7 @@ def test_direct_solver_refuses_gaps(no_stepping):
     s, b = bar_system()
     s.add_joint(nd.SphericalClearance(s.ground, b, point=(0.5, 0, 0), clearance=1e-3,
                                       name="socket"))
-    with pytest.raises(nd.ModelError, match=r"solver 'direct' handles ideal joints only.*socket"):
+    with pytest.raises(nd.ModelError, match=r"solver 'direct' handles joints without gaps only.*socket"):
         nd.simulate(s, t_end=1.0, h=1e-3, progress=False, solver="direct")
 
 
