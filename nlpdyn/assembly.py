@@ -437,7 +437,7 @@ def _friction_local(cs, start_q, vectors):
     """Per clearance joint with friction: the generalised force (n, 12) of its friction forces
     (``vectors``, :func:`_friction_data`) on its bodies' velocities (applied at each step's
     start-of-step contact points), for the joint's wrenches."""
-    if not vectors:
+    if not vectors or not len(start_q):         # no steps (the first one failed): nothing
         return {}
     points = np.asarray(cs.contact_points.map(len(start_q))(start_q.T)).reshape(
         cs.n_gap, 3, len(start_q), order="F")

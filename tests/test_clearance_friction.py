@@ -177,3 +177,23 @@ def test_friction_settings_and_saved_result(tmp_path):
     assert ad.success, ad.message
     slide = (ad.t[1:] > 0.005) & resting(ad)
     assert np.allclose(np.diff(ad.v[:, 0])[slide] / ad.h[slide], -MU * G, rtol=SOLVER)
+
+
+def test_a_failed_first_step_returns_the_start(tmp_path):
+    """A run whose first step fails (an unmeetable max_penetration on a bore resting on its
+    pin, with friction) returns a result: success False, the reason, the start state, and it
+    saves and loads."""
+    s = nd.System(gravity=(0, 0, -9.81))
+    wheel = s.add_body("wheel", 1.0, (0.05, 0.03, 0.03), position=(0, 0, 0))
+    s.add_joint(nd.RevoluteClearance(s.ground, wheel, point=(0, 0, 0), axis=(1, 0, 0),
+                                     radius=0.02, clearance=5e-4, length=0.03,
+                                     axial_clearance=1e-3, friction=0.2, offset=(0, 0, -5e-4),
+                                     name="pin"))
+    res = nd.simulate(s, 0.01, h=1e-3, progress=False, max_penetration=1e-300, max_retries=0)
+    assert not res.success
+    assert "step at t = 0 failed" in res.message and "max_penetration" in res.message
+    assert len(res.t) == 1 and np.allclose(res.position("wheel")[0], 0.0)
+    assert res.contact_friction("pin").shape[0] == 1
+    loaded = nd.Result.load(res.save(tmp_path / "failed.npz"))
+    assert not loaded.success and loaded.message == res.message
+    assert np.array_equal(loaded.q, res.q)
