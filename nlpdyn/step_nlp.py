@@ -686,9 +686,10 @@ class StepProgram:
 
     # ------------------------------------------------------------------ QP plugin
     def reset_qp(self):
-        """Forget the QP solvers (rebuilt on their next use, not counted as builds): a solver's
-        memory of a failed attempt must not carry into the next one."""
-        self._qp.clear()
+        """Forget the conic QP solvers (rebuilt on their next use, not counted as builds): a
+        solver's memory of a failed attempt must not carry into the next one. The "direct"
+        KKT solves keep nothing between calls and stay."""
+        self._qp = {key: f for key, f in self._qp.items() if key[0] == "direct"}
         self._conic.clear()
 
     def solve_qp(self, q0, v0, t0, h, q_lin, z, warm=None, curvature=None, y_imp=None,
