@@ -72,7 +72,7 @@ class ImplicitLinearisation:
             ["q0", "t0", "h", "y_imp", "z"], ["b", "blocks"], {"cse": True}))
         self._H = []                # per group the projected blocks, (n, k, k)
         self._values = np.zeros(self.nnz)
-        self._at = None             # (y, b) of the last linearisation or iterate
+        self._at = None             # (b, H y) at the last linearisation or iterate
 
     def __call__(self, q0, t0, h, y_imp, z, b=None):
         """(H nonzeros, b(y_imp) + H y_imp): the QP's Hessian term and its linear term.
@@ -80,11 +80,13 @@ class ImplicitLinearisation:
         ``b``: the impulse at ``y_imp`` where a solve gave it (iterates after a step's first);
         then H is the last one while it predicted the change of b from the last iterate to
         ``y_imp`` within ``REUSE_ERROR``, else formed at ``y_imp``."""
-        if b is None or not self._predicts(y_imp, b):
+        Hy = None if b is None else self._apply(y_imp)
+        if b is None or not self._predicts(b, Hy):
             b, blocks = self._function(q0, t0, h, y_imp, z)
             self._project(blocks)
-        self._at = (np.array(y_imp, dtype=float), np.array(b, dtype=float))
-        return self._values, b + self._apply(y_imp)
+            Hy = self._apply(y_imp)
+        self._at = (np.array(b, dtype=float), Hy)
+        return self._values, b + Hy
 
     def _project(self, blocks):
         """Each block's positive semidefinite part, kept for ``_apply`` and as nonzeros."""
@@ -104,9 +106,10 @@ class ImplicitLinearisation:
             Hx += np.bincount(idx.ravel(), (H @ x[idx][:, :, None]).ravel(), minlength=self._nv)
         return Hx
 
-    def _predicts(self, y, b) -> bool:
-        """Whether b(y_last) - H (y - y_last) is b within ``REUSE_ERROR`` of the change."""
-        y_last, b_last = self._at
+    def _predicts(self, b, Hy) -> bool:
+        """Whether b(y_last) - H (y - y_last) is b = b(y) within ``REUSE_ERROR`` of the change
+        (``Hy``: H y with the H of the last iterate, which also gave H y_last)."""
+        b_last, Hy_last = self._at
         change = b - b_last
-        miss = change + self._apply(y - y_last)
+        miss = change + Hy - Hy_last
         return bool(np.linalg.norm(miss) <= REUSE_ERROR * np.linalg.norm(change))
