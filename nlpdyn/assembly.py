@@ -236,9 +236,9 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
             "redundant_rows": [list(r) for r in stepper.redundant_rows],
             "run": dict(rec.run), "joints": joint_descriptions(cs),
             "geometry": describe(stepper.system)}
-    note = stepper.discretisation_note()
-    if note:
-        info["warnings"] = [note]
+    notes = stepper.notes()
+    if notes:
+        info["warnings"] = notes
     force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
     memory = {r.name: zs[:, r.start:r.stop] for r in cs.history_rows}
     friction = np.asarray(cs.friction_force.map(n)(t[None, 1:], q[1:].T, v[1:].T,

@@ -26,6 +26,10 @@ from .system import CompiledSystem, ModelError, System
 
 STEP_CONTROLS = ("fixed", "nlp", "adaptive")
 FORMS = ("gauss", "explicit")
+PROJECTION_NOTICE = 1e-6
+"""An initial projection that moves a body by more than this share of the model's size (its
+speed by this share of the run's speed scale, its rotation by this many rad) is announced:
+a warning naming the body, and ``Result.info["warnings"]``."""
 
 
 @dataclass
@@ -145,6 +149,11 @@ class StepperSettings:
     (every element but gravity, and what energy-consistent elements carry) or the range
     gravity's potential spans, whichever is larger. The steps then do not resolve the
     motion; a smaller h does."""
+    drift_warning: float = 1e-3
+    """A run whose joint rows (distances in m; axis rows, products of unit vectors ~ rad)
+    exceeded this fraction of the model's size after a step says so (a warning and
+    ``Result.info["warnings"]``): the steps do not resolve the motion; a smaller h or
+    ``projection=True`` does."""
     violation_check: float = 1e-4
     """A step that leaves joints apart by more than this fraction of the model's size is
     checked: Gauss-Newton must close them from the end of the step (10 iterations), else the
@@ -395,6 +404,7 @@ class Stepper:
         self._was_open = np.zeros(cs.n_gap, dtype=bool)
         self._energy_high = 0.0     # the largest energy in play of a step so far
         self._energy_scale = 0.0    # the largest kinetic + stored energy of a step so far
+        self._drift = (0.0, self.t)     # the largest joint violation after a step, and when
         self.program.reset_qp()
         for scheme in (self.contact.primary, self.contact.fallback):
             if scheme is not None:
@@ -568,10 +578,38 @@ class Stepper:
             raise ModelError(problems)
         report.update(changed=True, position_change=position_change(q, q_new, cs.n_bodies),
                       velocity_change=float(np.abs(v_new - v).max()),
-                      body_changes={b.name: {"position": float(np.linalg.norm(q_new[7 * k:7 * k + 3] - q[7 * k:7 * k + 3])),
-                                             "velocity": float(np.linalg.norm(v_new[6 * k:6 * k + 6] - v[6 * k:6 * k + 6]))}
-                                    for k, b in enumerate(cs.bodies)})
+                      body_changes=_body_changes(cs, q, v, q_new, v_new))
+        note = self._projection_note(report["body_changes"], v)
+        if note:
+            report["note"] = note
+            warnings.warn(note, UserWarning, stacklevel=3)
         return q_new, v_new, report
+
+    def _projection_note(self, changes, v) -> str:
+        """A note naming each body whose initial state the projection changed beyond
+        round-off (PROJECTION_NOTICE of the model's size, of its speeds), in its own units."""
+        size = self.cs.model_size
+        v = np.reshape(v, (-1, 6))
+        speed = max(np.abs(v[:, :3]).max(initial=0.0), size * np.abs(v[:, 3:]).max(initial=0.0),
+                    np.sqrt(max(np.linalg.norm(self.system.gravity), 1.0) * size))
+        limits = {"position": (size, "m"), "rotation": (1.0, "rad"),
+                  "velocity": (speed, "m/s"), "angular velocity": (speed / size, "rad/s")}
+        parts = []
+        for name, change in changes.items():
+            moved = [f"{label} by {change[label]:.3g} {unit}"
+                     for label, (scale, unit) in limits.items()
+                     if change[label] > PROJECTION_NOTICE * scale]
+            if moved:
+                parts.append((max(change[label] / scale for label, (scale, _) in limits.items()),
+                              f"body '{name}': " + ", ".join(moved)))
+        if not parts:
+            return ""
+        parts.sort(reverse=True)
+        listed = "; ".join(text for _, text in parts[:4])
+        more = f"; and {len(parts) - 4} more bodies" if len(parts) > 4 else ""
+        return ("the initial state did not meet the joints and was projected onto them "
+                f"(initial_conditions='project'): {listed}{more} "
+                "(res.initial_projection; initial_conditions='check' refuses instead)")
 
     # ------------------------------------------------------------------ one step
     def step(self, t_end: float | None = None) -> StepInfo:
@@ -883,6 +921,24 @@ class Stepper:
                                "contradict each other or cannot be met there")
         return True, ""
 
+    def notes(self) -> list[str]:
+        """What the run should say of itself (``Result.info["warnings"]``): the initial
+        projection's change of the user's state, the discretisation's energy
+        (:meth:`discretisation_note`), joints left apart (:meth:`drift_note`)."""
+        return [note for note in (self.initial_projection.get("note", ""),
+                                  self.discretisation_note(), self.drift_note()) if note]
+
+    def drift_note(self) -> str:
+        """A note when the steps left joints apart by more than ``drift_warning`` of the
+        model's size (rad for joint axes) at the end of a step."""
+        violation, when = self._drift
+        if not violation > self.settings.drift_warning * self._model_size:
+            return ""
+        return (f"the steps left joints apart by up to {violation:.3g} (m, or rad for axes) at "
+                f"t = {when:.6g}, more than drift_warning = {self.settings.drift_warning:g} of "
+                f"the model's size {self._model_size:.3g} m: the steps do not resolve the "
+                "motion; a smaller h or projection=True does")
+
     def discretisation_note(self) -> str:
         """A note when the discretisation's energy (the ledger's residual and the work of
         ideal joints, at its largest over the steps so far) exceeds ``discretisation_warning``
@@ -935,6 +991,8 @@ class Stepper:
             viol = np.array([viol_after])
             gaps = np.asarray(self.cs.gap(q1)).ravel()
             min_gap = np.array([gaps.min() if gaps.size else np.inf])
+        if float(viol[0]) > self._drift[0]:
+            self._drift = (float(viol[0]), t1)
         if sol.solver not in ("direct",) and self.cs.n_gap + self.cs.n_eq:
             self._lam_qp = -np.concatenate((sol.P_eq, sol.P_g))
         self._contact_force = lam
@@ -1082,6 +1140,21 @@ def _rows_at(t, times) -> np.ndarray:
     return np.unique(np.r_[0, k[hit], len(t) - 1])
 
 
+def _body_changes(cs, q, v, q_new, v_new) -> dict:
+    """Per body, how far the initial projection moved it: centre (m), rotation (rad),
+    velocity (m/s), angular velocity (rad/s)."""
+    changes = {}
+    for k, body in enumerate(cs.bodies):
+        dq, dv = q_new[7 * k:7 * k + 7] - q[7 * k:7 * k + 7], v_new[6 * k:6 * k + 6] - v[6 * k:6 * k + 6]
+        changes[body.name] = {
+            "position": float(np.linalg.norm(dq[:3])),
+            "rotation": position_change(np.r_[0, 0, 0, q[7 * k + 3:7 * k + 7]],
+                                        np.r_[0, 0, 0, q_new[7 * k + 3:7 * k + 7]], 1),
+            "velocity": float(np.linalg.norm(dv[:3])),
+            "angular velocity": float(np.linalg.norm(dv[3:]))}
+    return changes
+
+
 def _as_dict(settings):
     return {f.name: getattr(settings, f.name) for f in fields(settings)}
 
@@ -1180,6 +1253,8 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
         if times is not None:
             res = res._at_rows(_rows_at(res.t, times))
         res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic)
+        announced = stepper.initial_projection.get("note")     # warned as the stepper was built
         for note in res.info.get("warnings", []):
-            warnings.warn(note, RuntimeWarning, stacklevel=2)
+            if note != announced:
+                warnings.warn(note, RuntimeWarning, stacklevel=2)
     return res
