@@ -1,6 +1,7 @@
 """Step control: Stepper.step() for driving the loop yourself, simulate() for everything else."""
 from __future__ import annotations
 
+import re
 import signal
 import threading
 import time
@@ -26,6 +27,7 @@ from .system import CompiledSystem, ModelError, System
 
 STEP_CONTROLS = ("fixed", "nlp", "adaptive")
 FORMS = ("gauss", "explicit")
+_NON_FINITE = re.compile(r"nan|inf\b|Invalid_Number|non-finite", re.IGNORECASE)
 PROJECTION_NOTICE = 1e-6
 """An initial projection that moves a body by more than this share of the model's size (its
 speed by this share of the run's speed scale, its rotation by this many rad) is announced:
@@ -665,8 +667,20 @@ class Stepper:
             # each attempt starts afresh: a QP solver's memory of a failed attempt (qpOASES'
             # hot start) made retries fail that a fresh solver takes
             self.program.reset_qp()
+        culprits = self._culprits(h_max) if any(_NON_FINITE.search(r) for r in reasons) else []
         raise StepFailure(f"step at t = {self.t:.9g} failed after {len(reasons)} attempts: "
-                          + "; ".join(reasons[-3:]))
+                          + "; ".join(reasons[-3:])
+                          + ("; non-finite values from " + "; ".join(culprits) if culprits else ""))
+
+    def _culprits(self, h) -> list[str]:
+        """The joints and elements not finite (or overflowing) at the start of the step or
+        at its end time (a function of time past its domain), at the start state."""
+        z = self.z[:self.cs.n_history]
+        found = []
+        for t in (self.t, self.t + h):
+            found += [p for p in self.cs.state_problems(t, self.q, self.v, z)
+                      if p.split(":")[0] not in {f.split(":")[0] for f in found}]
+        return found
 
     def _refine(self, kind, bounds, sol, out) -> ContactOutcome:
         """Polish an "nlp" step onto its h bound, then meet the end-of-step gaps with the

@@ -20,6 +20,9 @@ from .rotations import G_matrix, normalised_rotation_matrix
 # Names of built-in entries of the results (the gravity element), not available to users.
 RESERVED_NAMES = ("gravity",)
 
+OVERFLOW = 1e150
+"""A force beyond this magnitude (N, N m) is named as the cause of a failed step: the step's
+energies square it past the largest float."""
 NOT_FINITE_HINT = ("(a value outside a function's domain, or a math/numpy function applied to "
                    "a CasADi symbol: use ca.sqrt, ca.exp, ...)")
 
@@ -801,14 +804,7 @@ class CompiledSystem:
         q, v = self.initial_state()
         z = self.initial_history()
         at = f"not finite at the initial state (t = {t0:g}) {NOT_FINITE_HINT}"
-        out = []
-        phi = {"equations": np.asarray(self.phi(q, t0)),
-               "Jacobian": np.asarray(self.phi_q(q, t0)),
-               "time derivative": np.asarray(self.phi_t(q, t0))}
-        for r in self.constraint_rows:
-            bad = [name for name, arr in phi.items() if not np.isfinite(arr[r.start:r.stop]).all()]
-            if bad:
-                out.append(f"{r.element.label}: {', '.join(bad)} {at}")
+        out = self._row_problems(t0, q, at)
         gaps = np.asarray(self.gap(q)).ravel()
         gap_jac = np.asarray(self.gap_q(q))
         coord_jac = np.asarray(self.contact_coordinates_q(q))
@@ -820,14 +816,46 @@ class CompiledSystem:
                 out.append(f"{r.element.label}: gaps or their gradients are not finite at the "
                            "initial configuration (a norm at 0? write a round gap as "
                            "(d, radius) in contact_coordinates)")
-        Q = np.asarray(self.element_forces(t0, q, v, z))
-        V = np.asarray(self.element_potentials(t0, q, z)).ravel()
+        return out + self._force_problems(t0, q, v, z, at)
+
+    def state_problems(self, t, q, v, z) -> list[str]:
+        """Every joint or element whose equations or forces are not finite (or beyond
+        OVERFLOW) at time ``t`` and the state (q, v, history z): what a step that met
+        non-finite numbers names.
+
+        Example
+        -------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+        >>> _ = s.add_joint(nd.Revolute(s.ground, bar, (0, 0, 0), (0, 1, 0)))
+        >>> cs = s.compile()
+        >>> cs.state_problems(0.0, *cs.initial_state(), cs.initial_history())
+        []
+        """
+        at = f"not finite at t = {t:.9g} {NOT_FINITE_HINT}"
+        return self._row_problems(t, q, at) + self._force_problems(t, q, v, z, at)
+
+    def _row_problems(self, t, q, at) -> list[str]:
+        phi = {"equations": np.asarray(self.phi(q, t)),
+               "Jacobian": np.asarray(self.phi_q(q, t)),
+               "time derivative": np.asarray(self.phi_t(q, t))}
+        return [f"{r.element.label}: {', '.join(bad)} {at}" for r in self.constraint_rows
+                if (bad := [name for name, arr in phi.items()
+                            if not np.isfinite(arr[r.start:r.stop]).all()])]
+
+    def _force_problems(self, t, q, v, z, at) -> list[str]:
+        Q = np.asarray(self.element_forces(t, q, v, z))
+        V = np.asarray(self.element_potentials(t, q, z)).ravel()
+        out = []
         for j, el in enumerate(self.force_elements):
-            bad = [name for name, ok in (("force", np.isfinite(Q[:, j]).all()),
-                                         ("potential energy", np.isfinite(V[j])))
-                   if not ok]
+            bad = [name for name, value in (("force", Q[:, j]), ("potential energy", V[j]))
+                   if not np.isfinite(value).all()]
             if bad:
                 out.append(f"{el.label}: {', '.join(bad)} {at}")
+            elif np.abs(Q[:, j]).max(initial=0.0) > OVERFLOW:
+                out.append(f"{el.label}: force {np.abs(Q[:, j]).max():.3g} at t = {t:.9g}, "
+                           f"beyond {OVERFLOW:g} (squares overflow)")
         return out
 
     # ---------------------------------------------------------------- helpers
