@@ -112,7 +112,12 @@ class Result:
     q : ndarray, shape (n_points, 7 n_bodies)   [r, p] per body
     v : ndarray, shape (n_points, 6 n_bodies)   [rdot (global), w' (body)] per body
     energy, kinetic_energy, potential_energy : ndarray, shape (n_points,)
-    success : bool       True when t_end was reached
+    success : bool       True when t_end was reached: every step met the stated per-step
+        tolerances (``check_tol``, ``energy_tol``, ``violation_check``, ``max_penetration``,
+        the solvers' own); what the run as a whole shows of its discretisation (energy
+        against ``discretisation_warning``, joint drift against ``drift_warning``) and the
+        initial projection's change of the given state are in ``info["warnings"]`` (also
+        issued as warnings), or make it False with ``strict=True``
     status : int         0 reached t_end, -1 stopped by a failed step
     message : str        why the run stopped
     stats : StepStats    per-step record

@@ -144,6 +144,10 @@ class StepperSettings:
     a step beyond it is rejected and retried with a smaller h. The case studies' steps stay
     below 0.032 (a jam in the slider-crank clearance notebook); an explicit stiff spring
     beyond its stability limit creates 0.94, a rod pushed past its reach 0.17."""
+    strict: bool = False
+    """True: a run whose discretisation note (``discretisation_warning``) or drift note
+    (``drift_warning``) fires ends with ``success`` False and the note as its message,
+    keeping the trajectory; False (default): it succeeds and warns."""
     discretisation_warning: float = 0.05
     """A run whose discretisation moved more energy than this share of the energy in play
     says so (a warning and ``Result.info["warnings"]``): the largest |residual + ideal joints'
@@ -179,7 +183,7 @@ class StepperSettings:
             problems.append("initial_conditions must be 'project' or 'check'")
         for name in ("nlp_tol", "consistency_tol", "projection_tol", "check_tol", "regularization",
                      "gap_tol", "implicit_tol", "polish_tol", "nlp_mu_init", "energy_tol",
-                     "discretisation_warning",
+                     "discretisation_warning", "drift_warning",
                      "violation_check", "friction_tol"):
             if not (is_number(getattr(self, name)) and getattr(self, name) > 0):
                 problems.append(f"{name} must be > 0 (a finite number), got {getattr(self, name)!r}")
@@ -202,7 +206,7 @@ class StepperSettings:
             if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
                     and value >= least):
                 problems.append(f"{name} must be >= {least} (a whole number), got {value!r}")
-        for name in ("projection", "fallback", "polish"):
+        for name in ("projection", "fallback", "polish", "strict"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 problems.append(f"{name} must be True or False, got {getattr(self, name)!r}")
         for name in ("qp_options", "nlp_options"):
@@ -1263,6 +1267,10 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
             bar.update(stepper.t - last_update)
             bar.close()
         recorder.finish(stepper)
+        if status == 0 and stepper.settings.strict:
+            notes = [n for n in (stepper.discretisation_note(), stepper.drift_note()) if n]
+            if notes:
+                status, message = -1, "strict: " + "; ".join(notes)
         res = build_result(stepper, recorder, status, message)
         if times is not None:
             res = res._at_rows(_rows_at(res.t, times))

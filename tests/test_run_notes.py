@@ -138,3 +138,12 @@ def test_a_step_failing_on_non_finite_numbers_names_their_source(kind, named):
     assert not res.success
     assert "step at t = 0.02 failed" in res.message and named in res.message
     assert res.t[-1] == pytest.approx(0.02)
+
+
+def test_strict_runs_fail_where_the_notes_would_warn():
+    """strict=True: the spinning bar whose joints drift beyond drift_warning ends with
+    success False, the note as its message and its trajectory kept."""
+    s = _bar((0, 90.0, 0), velocity=(0, 0, -45.0), gravity=(0, 0, 0))
+    res = nd.simulate(s, 0.02, h=1e-3, progress=False, strict=True)
+    assert not res.success and res.message.startswith("strict: ")
+    assert "joints apart" in res.message and len(res.t) == 21
