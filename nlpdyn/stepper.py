@@ -15,7 +15,7 @@ from tqdm.auto import tqdm
 
 from .assembly import LedgerTotals, Recorder, build_result
 from .checks import UNIT_NORMALISE, is_number
-from .joints.ideal import Joint
+from .joints.ideal import Joint, Programmed, _Driver
 from .forces.elements import Gravity
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
 from .projection import (GapProjector, independent_rows, normalise, position_change,
@@ -564,9 +564,9 @@ class Stepper:
                               "to project them)"] + msgs)
         q_new, _, viol, ok = project_positions(cs, q, t, tol=st.projection_tol)
         if not ok:
-            worst = _worst_row(cs, np.asarray(cs.phi(q_new, t)).ravel())
             raise ModelError([f"initial positions cannot be made consistent: residual {viol:.3e} "
-                              f"after projection, worst at {worst.element.label}"])
+                              "after projection, at "
+                              + _unmet(cs, np.asarray(cs.phi(q_new, t)).ravel())])
         v_new, vres = project_velocities(cs, q_new, v, t)
         problems = []
         gaps = np.asarray(cs.gap(q_new)).ravel()
@@ -575,11 +575,11 @@ class Stepper:
                 problems.append(f"{r.element.label}: initial gap {gaps[r.start:r.stop].min():.3e} m "
                                 "< 0 after the initial projection (the bodies overlap)")
         if not vres <= st.consistency_tol * max(1.0, np.abs(v_new).max()):
-            worst = _worst_row(cs, np.asarray(cs.velocity_jacobian(q_new, t)) @ v_new
-                               + np.asarray(cs.phi_t(q_new, t)).ravel())
+            unmet = _unmet(cs, np.asarray(cs.velocity_jacobian(q_new, t)) @ v_new
+                           + np.asarray(cs.phi_t(q_new, t)).ravel())
             problems.append(f"initial velocities cannot be made consistent: residual {vres:.3e} "
-                            f"after projection, worst at {worst.element.label} (ill-conditioned "
-                            "masses or joints?)")
+                            f"after projection, at {unmet} (constraints that contradict each other, or "
+                            "ill-conditioned masses or joints)")
         if problems:
             raise ModelError(problems)
         report.update(changed=True, position_change=position_change(q, q_new, cs.n_bodies),
@@ -674,7 +674,24 @@ class Stepper:
         culprits = self._culprits(h_max) if any(_NON_FINITE.search(r) for r in reasons) else []
         raise StepFailure(f"step at t = {self.t:.9g} failed after {len(reasons)} attempts: "
                           + "; ".join(reasons[-3:])
-                          + ("; non-finite values from " + "; ".join(culprits) if culprits else ""))
+                          + ("; non-finite values from " + "; ".join(culprits) if culprits else "")
+                          + self._unreachable(h_max))
+
+    def _unreachable(self, h) -> str:
+        """Why a failed step failed when no configuration meets the constraints at its end
+        time t + h (a programmed motion out of reach, or at the edge of its reach, where the
+        shorter retries fail on its speed): the rows left unmet, else ""."""
+        if not self.cs.n_eq:
+            return ""
+        t1 = self.t + h
+        with np.errstate(all="ignore"):
+            q_near, _, left, closes = project_positions(self.cs, self.q, t1, tol=1e-10,
+                                                        max_iter=20)
+        if closes or not np.isfinite(left):
+            return ""
+        return (f"; no configuration meets the constraints at t = {t1:.9g} (residual "
+                f"{left:.3e} after projection, at "
+                f"{_unmet(self.cs, np.asarray(self.cs.phi(q_near, t1)).ravel())})")
 
     def _culprits(self, h) -> list[str]:
         """The joints and elements not finite (or overflowing) at the start of the step or
@@ -930,11 +947,12 @@ class Stepper:
         violation = float(out[5][0])
         if violation > st.violation_check * self._model_size:
             t1 = self.t + sol.h
-            _, _, left, closes = project_positions(self.cs, out[0], t1, tol=1e-10, max_iter=10)
+            q_near, _, left, closes = project_positions(self.cs, out[0], t1, tol=1e-10,
+                                                        max_iter=10)
             if not closes:
-                worst = _worst_row(self.cs, np.asarray(self.cs.phi(out[0], t1)).ravel())
-                return False, (f"joints apart by {violation:.3e} after the step (worst: "
-                               f"{worst.element.label}) and no nearby configuration closes them "
+                unmet = _unmet(self.cs, np.asarray(self.cs.phi(q_near, t1)).ravel())
+                return False, (f"joints apart by {violation:.3e} after the step (at {unmet}) "
+                               "and no nearby configuration closes them "
                                f"(residual {left:.3e} after projection): the constraints "
                                "contradict each other or cannot be met there")
         return True, ""
@@ -1047,10 +1065,17 @@ class Stepper:
                         None if sol.P_t is None else sol.P_t / sol.h)
 
 
-def _worst_row(cs, residual):
-    """The constraint rows' entry (an element's rows) with the largest |residual|."""
-    return max((r for r in cs.constraint_rows if r.size),
-               key=lambda r: np.abs(residual[r.start:r.stop]).max())
+def _unmet(cs, residual) -> str:
+    """The elements whose rows a least-squares projection left unmet (beyond 1e-3 of the
+    largest |residual|): the constraints that contradict each other, the time-dependent
+    ones (drivers, programmed constraints) first, then by residual."""
+    rows = [r for r in cs.constraint_rows if r.size]
+    worst = {r.element.label: np.abs(residual[r.start:r.stop]).max() for r in rows}
+    top = max(worst.values(), default=0.0)
+    timed = {r.element.label for r in rows if isinstance(r.element, (_Driver, Programmed))}
+    unmet = sorted((label for label, value in worst.items() if value > 1e-3 * top),
+                   key=lambda label: (label not in timed, -worst[label]))
+    return " and ".join(unmet) if len(unmet) <= 4 else ", ".join(unmet[:4]) + ", ..."
 
 
 def _gap_groups(cs):

@@ -147,3 +147,37 @@ def test_strict_runs_fail_where_the_notes_would_warn():
     res = nd.simulate(s, 0.02, h=1e-3, progress=False, strict=True)
     assert not res.success and res.message.startswith("strict: ")
     assert "joints apart" in res.message and len(res.t) == 21
+
+
+def _lifted_tip(lift):
+    """The bar's tip (1 m from the hinge) programmed to z = lift(t)."""
+    s = _bar((0, -2, 0), velocity=(0, 0, 1))
+    bar = s.body("bar")
+    s.add_joint(nd.Programmed([bar], lambda t, st: st.point((1, 0, 0))[2] - lift(t),
+                              name="lift"))
+    return s
+
+
+def test_a_motion_out_of_reach_names_the_constraint():
+    """z = 2 sin t leaves the tip's reach (|z| <= 1 m) at t = pi/6: the run stops there and
+    names the programmed constraint first among the rows no configuration meets."""
+    import casadi as ca
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = nd.simulate(_lifted_tip(lambda t: 2 * ca.sin(t)), 1.0, h=1e-3, progress=False)
+    assert not res.success
+    assert np.pi / 6 - 2e-3 <= res.t[-1] <= np.pi / 6
+    assert "no configuration meets the constraints" in res.message
+    assert "at programmed constraint 'lift' and revolute joint 'hinge'" in res.message
+
+
+def test_an_unreachable_initial_speed_names_both_sides():
+    """Asked to move the tip along x at the start (its velocity can only be along z), the
+    initial projection names the programmed constraint and the hinge it contradicts."""
+    s = _bar((0, 0, 0))
+    bar = s.body("bar")
+    s.add_joint(nd.Programmed([bar], lambda t, st: st.point((1, 0, 0))[0] - (1 + 2 * t),
+                              name="reach"))
+    with pytest.raises(nd.ModelError, match="at programmed constraint 'reach' and revolute "
+                                            "joint 'hinge'"):
+        nd.Stepper(s, h=1e-3)

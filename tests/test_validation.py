@@ -839,7 +839,8 @@ def test_unreachable_distance_is_refused(no_stepping):
     s.add_joint(nd.Spherical(s.ground, b, point=(0.2, 0, 0), name="ball"))
     s.add_joint(nd.Programmed(
         [b], lambda t, st: st.point((0.8, 0, 0)) - ca.DM([1.2, 0, 0]), name="reach"))
-    with pytest.raises(nd.ModelError, match="cannot be made consistent.*worst at"):
+    with pytest.raises(nd.ModelError, match="cannot be made consistent.*at programmed "
+                                            "constraint .reach. and spherical joint .ball."):
         nd.simulate(s, t_end=0.01, h=1e-3, progress=False)
 
 
