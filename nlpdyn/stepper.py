@@ -354,6 +354,7 @@ class Stepper:
         self._projector = None
         self._force_scale = cs.total_mass * (np.linalg.norm(system.gravity) + 1.0)
         self._model_size = cs.model_size
+        self._drift_rows()
         # lifting the model by its size at |g| + 1 m/s^2: the round-off floor's scale when
         # nothing moves
         self._energy_unit = self._force_scale * self._model_size
@@ -410,7 +411,8 @@ class Stepper:
         self._was_open = np.zeros(cs.n_gap, dtype=bool)
         self._energy_high = 0.0     # the largest energy in play of a step so far
         self._energy_scale = 0.0    # the largest kinetic + stored energy of a step so far
-        self._drift = (0.0, self.t)     # the largest joint violation after a step, and when
+        # the largest share of drift_warning a joint reached after a step: (share, t, what)
+        self._drift = (0.0, self.t, "")
         self.program.reset_qp()
         for scheme in (self.contact.primary, self.contact.fallback):
             if scheme is not None:
@@ -964,16 +966,44 @@ class Stepper:
         return [note for note in (self.initial_projection.get("note", ""),
                                   self.discretisation_note(), self.drift_note()) if note]
 
+    def _drift_rows(self):
+        """Per constraint element, its distance rows (they move with a body's centre: m) and
+        its axis rows (products of unit vectors: rad); and the row violation below which no
+        element can reach ``drift_warning`` (its rows' norm is at most sqrt(rows) times it)."""
+        cs = self.cs
+        J = np.asarray(cs.phi_q(self.q, self.t)).reshape(cs.n_eq, cs.nq)
+        centres = np.r_[[7 * k + i for k in range(cs.n_bodies) for i in range(3)]].astype(int)
+        distance = np.abs(J[:, centres]).max(axis=1, initial=0.0) > 0
+        self._drift_groups = [(r.element.label, np.arange(r.start, r.stop)[distance[r.start:r.stop]],
+                               np.arange(r.start, r.stop)[~distance[r.start:r.stop]])
+                              for r in cs.constraint_rows if r.size]
+        widest = max((r.size for r in cs.constraint_rows), default=1)
+        self._drift_floor = (self.settings.drift_warning * min(self._model_size, 1.0)
+                             / np.sqrt(max(widest, 1)))
+
+    def _record_drift(self, q1, t1):
+        """Keep the joint farthest beyond its share of ``drift_warning`` after this step."""
+        phi = np.asarray(self.cs.phi(q1, t1)).ravel()
+        limit = self.settings.drift_warning
+        for label, distance, axis in self._drift_groups:
+            apart = np.linalg.norm(phi[distance])
+            off = np.linalg.norm(phi[axis])
+            share = max(apart / (limit * (self._model_size or 1.0)), off / limit)
+            if share > self._drift[0]:
+                what = (f"{label} apart by {apart:.3g} m ({apart / self._model_size:.2g} of the "
+                        f"model's size {self._model_size:.3g} m)" if apart / self._model_size >= off
+                        else f"{label} off by {off:.3g} rad (its axis rows)")
+                self._drift = (share, t1, what)
+
     def drift_note(self) -> str:
-        """A note when the steps left joints apart by more than ``drift_warning`` of the
-        model's size (rad for joint axes) at the end of a step."""
-        violation, when = self._drift
-        if not violation > self.settings.drift_warning * self._model_size:
+        """A note when the steps left a joint apart by more than ``drift_warning`` of the
+        model's size, or its axes off by more than ``drift_warning`` rad, after a step."""
+        share, when, what = self._drift
+        if not share > 1.0:
             return ""
-        return (f"the steps left joints apart by up to {violation:.3g} (m, or rad for axes) at "
-                f"t = {when:.6g}, more than drift_warning = {self.settings.drift_warning:g} of "
-                f"the model's size {self._model_size:.3g} m: the steps do not resolve the "
-                "motion; a smaller h or projection=True does")
+        return (f"the steps left joints apart: {what} at t = {when:.6g}, beyond drift_warning "
+                f"= {self.settings.drift_warning:g} (of the model's size, or rad): the steps do "
+                "not resolve the motion; a smaller h or projection=True does")
 
     def discretisation_note(self) -> str:
         """A note when the discretisation's energy (the ledger's residual and the work of
@@ -1027,8 +1057,8 @@ class Stepper:
             viol = np.array([viol_after])
             gaps = np.asarray(self.cs.gap(q1)).ravel()
             min_gap = np.array([gaps.min() if gaps.size else np.inf])
-        if float(viol[0]) > self._drift[0]:
-            self._drift = (float(viol[0]), t1)
+        if float(viol[0]) > self._drift_floor:
+            self._record_drift(q1, t1)
         if sol.solver not in ("direct",) and self.cs.n_gap + self.cs.n_eq:
             self._lam_qp = -np.concatenate((sol.P_eq, sol.P_g))
         self._contact_force = lam
