@@ -252,7 +252,8 @@ class RotationStop(_JointStop):
     On a clearance joint theta is the same function of q with the nominal joint's triad: the
     angle of f_c, projected on the plane normal to the parent's axis a_p, from f_p. It needs
     no joint to hold: a tilt beta of the child's axis within the play changes it by at most
-    ~beta^2 / 2 (by nothing when the tilt is about f_c).
+    atan((1 - cos beta) / (2 sqrt(cos beta))) ~ beta^2 / 4 (by nothing when the tilt is about
+    f_c).
 
     Parameters
     ----------
