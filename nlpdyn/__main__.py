@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
+import numbers
 import os
 import sys
 import time
@@ -93,9 +95,12 @@ def make_parser() -> argparse.ArgumentParser:
                         help="with bounds on h: adaptive (default) or nlp (the seed's scheme)")
     parser.add_argument("--form", choices=("gauss", "explicit"),
                         help="the step program's form (default gauss)")
-    parser.add_argument("--plot", help="overview plot file (.png, .pdf; default NAME.png)")
-    parser.add_argument("--no-plot", action="store_true", help="write no plot")
-    parser.add_argument("--save", help="save the result to this .npz file")
+    plot = parser.add_mutually_exclusive_group()
+    plot.add_argument("--plot", help="overview plot file (.png, .pdf, .svg, ...; default "
+                      "NAME.png; .png is appended to a name without suffix)")
+    plot.add_argument("--no-plot", action="store_true", help="write no plot")
+    parser.add_argument("--save", help="save the result to this .npz file (.npz is appended "
+                        "unless the name ends with it)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
@@ -132,33 +137,99 @@ def _clearance_option(problem, variant):
     return radial[0] if len(radial) == 1 else None
 
 
+def _kind_error(value, default) -> str | None:
+    """Why ``value`` cannot stand for a builder argument whose default is ``default`` (a
+    bool, int, real number, str or vector); None when it can or the default says nothing."""
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, numbers.Integral):
+        ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    elif isinstance(default, numbers.Real):
+        ok = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    elif isinstance(default, str):
+        ok = isinstance(value, str)
+    elif isinstance(default, (tuple, list)):
+        if not isinstance(value, (tuple, list)):
+            ok = False
+        elif len(value) != len(default):
+            return f"expected {len(default)} values like the default {default!r}"
+        else:
+            ok = True
+    else:
+        return None
+    return None if ok else (f"the builder expects a {type(default).__name__} (default "
+                            f"{default!r}), got {value!r}")
+
+
 def _option_values(parser, problem, name, variant, assignments) -> dict:
-    """Parse ``--set`` assignments; every problem reported in one error."""
-    allowed, values, errors = problem.options_of(variant), {}, []
-    for key, text in assignments:
+    """Parse ``(key, text, argument)`` assignments (``argument``: the option that gave it,
+    ``--set`` or ``--clearance``); every problem reported in one error."""
+    allowed, values, given, errors = problem.options_of(variant), {}, {}, []
+    for key, text, argument in assignments:
+        if key in given:
+            errors.append(f"argument {argument}: option {key!r} is already set by {given[key]}")
+            continue
+        given[key] = argument
         if key not in problem.options:
-            errors.append(f"{name} has no option {key!r} (options: "
+            errors.append(f"argument {argument}: {name} has no option {key!r} (options: "
                           f"{', '.join(problem.options) or 'none'})")
             continue
         if key not in allowed:
-            errors.append(f"option {key!r} does not apply to variant {variant!r} (it applies "
-                          f"to {', '.join(problem.options[key].variants)})")
+            errors.append(f"argument {argument}: option {key!r} does not apply to variant "
+                          f"{variant!r} (it applies to {', '.join(problem.options[key].variants)})")
             continue
         option = problem.options[key]
         try:
             value = option.parse(text)
         except ValueError as exc:
-            errors.append(f"option {key}={text!r}: {exc}")
+            errors.append(f"argument {argument}: option {key}={text!r}: {exc}")
             continue
-        if option.choices is not None and value not in option.choices:
-            errors.append(f"option {key}={text!r}: choose from {', '.join(option.choices)}")
+        if isinstance(value, float) and not math.isfinite(value):
+            reason = "must be finite"
+        elif option.choices is not None and value not in option.choices:
+            reason = f"choose from {', '.join(option.choices)}"
         elif option.positive and not value > 0:
-            errors.append(f"option {key}={text!r}: must be > 0")
+            reason = "must be > 0"
+        else:
+            reason = _kind_error(value, problem.default(key))
+        if reason:
+            errors.append(f"argument {argument}: option {key}={text!r}: {reason}")
         else:
             values[key] = value
     if errors:
         parser.error("; ".join(errors))
     return values
+
+
+def _output_path(parser, argument, text, rename, suffixes=None) -> Path:
+    """The file ``argument`` writes, ``rename(Path(text))``, checked before anything runs:
+    neither is a folder, its folder exists and is writable, and (``suffixes``) its suffix
+    is one of them."""
+    path = Path(text)
+    if path.is_dir() or rename(path).is_dir():
+        parser.error(f"argument {argument}: {text!r} is a folder")
+    path = rename(path)
+    if suffixes is not None and path.suffix.lower().lstrip(".") not in suffixes:
+        parser.error(f"argument {argument}: cannot write {str(path)!r}: {path.suffix!r} is "
+                     f"not a format matplotlib writes ({', '.join(sorted(suffixes))})")
+    folder = path.parent
+    if not folder.is_dir():
+        parser.error(f"argument {argument}: cannot write {str(path)!r}: no folder {str(folder)!r}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        parser.error(f"argument {argument}: cannot write {str(path)!r}: the folder "
+                     f"{str(folder)!r} is not writable")
+    return path
+
+
+def _png_unless_suffixed(path: Path) -> Path:
+    """``path`` with ``.png`` appended when it has no suffix (matplotlib's rule), so the name
+    printed is the file written."""
+    return path if path.suffix else path.with_name(path.name.rstrip(".") + ".png")
+
+
+def _one_line(exc: BaseException) -> str:
+    """``exc`` as one line: its type and its message's words."""
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
 
 def main(argv=None) -> int:
@@ -174,21 +245,22 @@ def main(argv=None) -> int:
     if args.problem is None:
         parser.error("the problem name is required (python -m nlpdyn --list shows them)")
     if args.problem not in registry:
-        parser.error(f"unknown problem {args.problem!r}; choose from {', '.join(registry)}")
+        parser.error(f"argument problem: unknown problem {args.problem!r}; choose from "
+                     f"{', '.join(registry)}")
     problem = registry[args.problem]
     variant = args.variant or next(iter(problem.variants))
     if variant not in problem.variants:
         parser.error(f"argument --variant: {args.problem} has no variant {variant!r}; "
                      f"choose from {', '.join(problem.variants)}")
-    assignments = list(args.set)
+    assignments = [(key, text, "--set") for key, text in args.set]
     if args.clearance is not None:
         key = _clearance_option(problem, variant)
         if key is None:
             parser.error(f"argument --clearance: variant {variant!r} of {args.problem} has no "
                          f"clearance option ({_variant_help(problem, variant)})")
-        assignments.append((key, repr(args.clearance)))
-    keywords = problem.keywords(variant, _option_values(parser, problem, args.problem, variant,
-                                                        assignments))
+        assignments.append((key, repr(args.clearance), "--clearance"))
+    values = _option_values(parser, problem, args.problem, variant, assignments)
+    keywords = problem.keywords(variant, values)
     t_end, h = problem.run_settings(variant, keywords)
     t_end = args.t_end or t_end
     if args.h is not None:
@@ -210,6 +282,15 @@ def main(argv=None) -> int:
     options = {k: v for k, v in (("step_control", args.step_control), ("form", args.form)) if v}
 
     import nlpdyn as nd
+    from .result import _npz_path
+
+    # the files are checked now, not after a long run
+    save = _output_path(parser, "--save", args.save, _npz_path) if args.save else None
+    plot = None
+    if not args.no_plot:
+        from matplotlib.figure import Figure
+        plot = _output_path(parser, "--plot", args.plot or f"{args.problem}.png",
+                            _png_unless_suffixed, Figure().canvas.get_supported_filetypes())
 
     print(f"{args.problem} [{variant}]: {problem.description}")
     print(f"  {_variant_help(problem, variant)}")
@@ -217,8 +298,22 @@ def main(argv=None) -> int:
         print(f"  model: {', '.join(f'{k}={v!r}' for k, v in keywords.items())}")
     print(f"  run: t_end = {t_end:g} s, h = {h}")
     t0 = time.perf_counter()
-    system = problem.build(**keywords)
+    try:
+        system = problem.build(**keywords)
+    except ValueError as exc:
+        if not values:
+            raise
+        parser.error(f"argument --set: the builder refused "
+                     f"{', '.join(f'{k}={v!r}' for k, v in values.items())}: {_one_line(exc)}")
     t1 = time.perf_counter()
+    missing = problem.missing_bodies(system) if plot is not None else []
+    if missing:
+        # a registry error, caught before the run rather than after it
+        print(f"{parser.prog}: error: the plot of {args.problem} [{variant}] shows bodies "
+              f"{', '.join(missing)}, which the model does not have (bodies: "
+              f"{', '.join(b.name for b in system.bodies)}); --no-plot runs without it",
+              file=sys.stderr)
+        return 1
     res = nd.simulate(system, t_end=t_end, h=h, progress=False if args.quiet else None,
                       **options)
     t2 = time.perf_counter()
@@ -227,24 +322,33 @@ def main(argv=None) -> int:
     print(f"wall time (measured around the calls): build {t1 - t0:.3g} s, simulate "
           f"{t2 - t1:.3g} s; {t2 - started:.3g} s since main() started"
           + (f", {age:.3g} s since the process started (imports included)" if age else ""))
+    failures = []
+    # the result is saved first: a report or plot that fails does not lose it
+    if save is not None:
+        try:
+            print(f"saved {res.save(save)}")
+        except Exception as exc:
+            failures.append(f"could not save the result to {str(save)!r}: {_one_line(exc)}")
     if problem.report is not None:
         print(problem.report(res, problem.arguments(keywords)))
-    if args.save:
-        print(f"saved {res.save(args.save)}")
-    if not args.no_plot:
-        _write_plots(res, system, problem, args, variant, keywords)
-    return 0 if res.success else 1
+    if plot is not None:
+        try:
+            _write_plots(res, system, problem, plot, args.problem, variant, keywords)
+        except Exception as exc:
+            failures.append(f"could not write the plot {str(plot)!r}: {_one_line(exc)}")
+    for failure in failures:
+        print(f"{parser.prog}: error: {failure}", file=sys.stderr)
+    return 0 if res.success and not failures else 1
 
 
-def _write_plots(res, system, problem, args, variant, keywords):
+def _write_plots(res, system, problem, path, name, variant, keywords):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from .plotting import orbit_joints
 
-    path = Path(args.plot or f"{args.problem}.png")
-    title = f"{args.problem} [{variant}]: {problem.description}"
+    title = f"{name} [{variant}]: {problem.description}"
     draw = None
     if problem.draw is not None:
         arguments = problem.arguments(keywords)
@@ -253,15 +357,19 @@ def _write_plots(res, system, problem, args, variant, keywords):
             problem.draw(res_, panels, arguments)
     fig = res.plot(bodies=list(problem.bodies) or None, title=title, extra=draw,
                    **problem.plot_options)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    try:
+        fig.savefig(path, dpi=110)
+    finally:
+        plt.close(fig)
     print(f"wrote {path}")
     joints = orbit_joints(system)
     if joints:
-        orbit = path.with_name(f"{path.stem}_orbit{path.suffix or '.png'}")
-        fig = res.plot_orbit(joints, title=f"{args.problem} [{variant}]: journal orbits")
-        fig.savefig(orbit, dpi=110)
-        plt.close(fig)
+        orbit = path.with_name(f"{path.stem}_orbit{path.suffix}")
+        fig = res.plot_orbit(joints, title=f"{name} [{variant}]: journal orbits")
+        try:
+            fig.savefig(orbit, dpi=110)
+        finally:
+            plt.close(fig)
         print(f"wrote {orbit}")
 
 

@@ -1,11 +1,15 @@
 """Result of a simulation: arrays, per-step statistics, named lookups, save/load."""
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import re
 import reprlib
 import secrets
+import socket
+import time
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -443,8 +447,11 @@ class Result:
         -----
         The archive goes to a new temporary file beside the target, is flushed to disk and
         renamed onto the target (``os.replace``): a save that fails leaves an existing file
-        as it was and no temporary file behind. ``__meta__`` holds the metadata as strict
-        JSON: non-finite floats as ``{"__float__": "nan" | "inf" | "-inf"}``, tuples as
+        as it was and no temporary file behind. A save killed outright (kill -9) cannot
+        clean up: the next save to the same target removes such leftovers
+        (``.<name>.<host>-<pid>.<hex>.tmp`` of a process that has ended, or any unchanged for
+        :data:`STALE_AGE` s), never the file of a writer still running. ``__meta__`` holds
+        the metadata as strict JSON: non-finite floats as ``{"__float__": "nan" | "inf" | "-inf"}``, tuples as
         lists.
         """
         target = _npz_path(path)
@@ -498,10 +505,13 @@ class Result:
         FileNotFoundError
             There is no such file.
         ResultFileError
-            The file is damaged or does not hold a consistent result: the message names the
-            file and lists every problem found, each with its key. A file without a format
-            version (saved before nlpdyn had one) is read as version 0 when it passes the
-            same checks.
+            The file is damaged or does not hold a consistent result (shapes, dtypes,
+            metadata; and values: ``t``, ``h``, ``q``, ``v`` and the energies finite, ``t``
+            strictly increasing, ``h`` positive and at most ``t[i + 1] - t[i]``, equal to it
+            up to round-off when the run kept every step, ``info["run"]["n_steps"]``): the
+            message names the file and lists every problem found, each with its key. A file
+            without a format version (saved before nlpdyn had one) is read as version 0
+            when it passes the same checks.
         """
         path = _npz_path(path)
         with open(path, "rb") as file:
@@ -789,8 +799,10 @@ _META_TYPES = {"body_names": list, "constraint_rows": dict, "gap_rows": dict,
 def _write_atomically(target: Path, write) -> Path:
     """``write(file)`` into a new temporary file beside ``target`` (binary), flushed to disk
     and renamed onto ``target``: a write that fails leaves an existing file as it was and no
-    temporary file behind."""
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(8)}.tmp")
+    temporary file behind. Temporary files of ``target`` left by writers that were killed
+    (kill -9, power loss) are removed first (:func:`_remove_stale_temporaries`)."""
+    _remove_stale_temporaries(target)
+    tmp = target.with_name(f".{target.name}.{_HOST}-{os.getpid()}.{secrets.token_hex(8)}.tmp")
     file = open(tmp, "xb")      # never an existing file; permissions as for any new file
     try:
         with file:
@@ -802,6 +814,61 @@ def _write_atomically(target: Path, write) -> Path:
         tmp.unlink(missing_ok=True)
         raise
     return target
+
+
+# a temporary file's name says who writes it: this host (a hash of its name) and process
+_HOST = hashlib.sha1(socket.gethostname().encode()).hexdigest()[:8]
+# .<target name>.[<host>-<pid>.]<16 hex>.tmp (no <host>-<pid> in names of earlier versions)
+_TEMPORARY = re.compile(r"(?:(?P<host>[0-9a-f]{8})-(?P<pid>[0-9]+)\.)?[0-9a-f]{16}")
+STALE_AGE = 3600.0
+"""Seconds after its last change when a temporary file whose writer cannot be checked (another
+host, an older nlpdyn, Windows) counts as left behind by a dead writer."""
+
+
+def _writer_is_dead(host, pid) -> bool:
+    """Whether process ``pid`` of host ``host`` is known to have ended (False: alive or
+    unknown)."""
+    if host != _HOST or os.name == "nt":    # os.kill(pid, 0) would end the process on Windows
+        return False
+    if int(pid) == os.getpid():              # this process: maybe a save in another thread
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError, OSError):    # alive (another user's) or unknown
+        return False
+    return False
+
+
+def _remove_stale_temporaries(target: Path) -> list:
+    """Remove the temporary files ``_write_atomically`` left beside ``target`` in runs that
+    were killed: those whose writer process has ended, and any not changed for
+    :data:`STALE_AGE` seconds. A live writer's file (another process saving the same target)
+    is kept. Returns the paths removed; errors (a file gone meanwhile, no permission) are
+    ignored."""
+    prefix = f".{target.name}."
+    removed = []
+    try:
+        entries = list(os.scandir(target.parent if str(target.parent) else "."))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        match = _TEMPORARY.fullmatch(name[len(prefix):-len(".tmp")])
+        if match is None:
+            continue
+        try:
+            old = now - entry.stat(follow_symlinks=False).st_mtime > STALE_AGE
+            if old or (match["pid"] and _writer_is_dead(match["host"], match["pid"])):
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:
+            pass
+    return removed
 
 
 def _name_of(key):
@@ -951,6 +1018,7 @@ def _problems(arrays: dict, meta, nonstrict_json: bool) -> list:
         if key.startswith("friction__") and element in meta.get("force_elements", {}):
             expected[key] = ((steps,), "f")
 
+    well_formed = set()
     for key, (dims, kind) in expected.items():
         a = arrays.get(key)
         if a is None:
@@ -962,6 +1030,66 @@ def _problems(arrays: dict, meta, nonstrict_json: bool) -> list:
         if a.ndim != len(dims) or any(s is not None and s != got for got, s in zip(a.shape, sizes)):
             problems.append(f"{key}: shape {a.shape}, expected ({', '.join(sym for sym, _ in dims)})"
                             + ("" if None in sizes else f" = {sizes}"))
+        elif a.dtype.kind == kind:
+            well_formed.add(key)
     problems += [f"{key}: not part of the format (or of an element not in __meta__)"
                  for key in arrays if key not in expected]
+    return problems + _value_problems(arrays, meta, well_formed)
+
+
+_FINITE = ("t", "h", "q", "v", "energy", "kinetic_energy", "potential_energy")
+"""Arrays whose every value is finite in any result (a step that produces a non-finite
+state fails and is not recorded)."""
+
+
+def _where(mask) -> str:
+    """Where ``mask`` holds: how often, and the first index."""
+    at = ", ".join(str(int(i)) for i in np.argwhere(mask)[0])
+    return f"{np.count_nonzero(mask)} of {mask.size}, first at [{at}]"
+
+
+def _value_problems(arrays: dict, meta: dict, well_formed: set) -> list:
+    """What is wrong with the values of the well-formed arrays: non-finite states and
+    energies, times not increasing, step sizes that do not fit the times."""
+    problems = []
+    for key in _FINITE:
+        if key in well_formed and not np.isfinite(arrays[key]).all():
+            bad = ~np.isfinite(arrays[key])
+            problems.append(f"{key}: not finite ({_where(bad)}: {arrays[key][bad][0]})")
+    finite = {key for key in ("t", "h") if key in well_formed and np.isfinite(arrays[key]).all()}
+    if "t" in finite:
+        t = arrays["t"]
+        dt = np.diff(t)
+        if (dt <= 0).any():
+            i = int(np.argmax(dt <= 0))
+            problems.append(f"t: not strictly increasing ({_where(dt <= 0)}: "
+                            f"t[{i}] = {float(t[i])!r}, t[{i + 1}] = {float(t[i + 1])!r})")
+        elif "h" in finite:
+            problems += _step_problems(t, arrays["h"], meta)
     return problems
+
+
+def _step_problems(t, h, meta) -> list:
+    """``h`` against the increasing times ``t``. h[i] is the step that ended at t[i + 1]
+    (t[i + 1] = t + h in the stepper, so equal to t[i + 1] - t[i] up to one rounding of
+    t[i + 1]) when every step is kept; with ``output_every`` or ``t_eval`` some steps are
+    not, and h[i] is only at most t[i + 1] - t[i]."""
+    dt = np.diff(t)
+    tol = 4 * np.finfo(float).eps * np.maximum(np.abs(t[1:]), np.abs(t[:-1]))
+    if (h <= 0).any():
+        return [f"h: not positive ({_where(h <= 0)})"]
+    run = meta.get("info", {}).get("run")
+    steps = run.get("n_steps") if isinstance(run, dict) else None
+    if _is(steps, int) and steps == len(h):      # every step kept
+        off = np.abs(h - dt) > tol
+        if off.any():
+            i = int(np.argmax(off))
+            return [f"h: not t[i + 1] - t[i], as in a run whose {steps} steps are all kept "
+                    f"({_where(off)}: h = {float(h[i])!r}, "
+                    f"t[{i + 1}] - t[{i}] = {float(dt[i])!r})"]
+    long = h > dt + tol
+    if long.any():
+        i = int(np.argmax(long))
+        return [f"h: longer than t[i + 1] - t[i] ({_where(long)}: h = {float(h[i])!r}, "
+                f"t[{i + 1}] - t[{i}] = {float(dt[i])!r})"]
+    return []

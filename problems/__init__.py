@@ -98,7 +98,8 @@ class Problem:
     what; ``draw(res, panels, args)`` adds those checks to the overview plot (``panels``: the
     axes of :func:`nlpdyn.plotting.plot_result` by name, e.g. ``"position:slider"``);
     ``args`` are every argument of the builder as the run used them (defaults included).
-    ``plot_options`` go to :meth:`nlpdyn.Result.plot`.
+    ``bodies`` are the ones the overview plot shows (:meth:`missing_bodies` checks them
+    against a built model); ``plot_options`` go to :meth:`nlpdyn.Result.plot`.
     """
 
     build: Callable
@@ -132,6 +133,11 @@ class Problem:
         bound = inspect.signature(self.build).bind_partial(**keywords)
         bound.apply_defaults()
         return {**bound.arguments.pop("parameters", {}), **bound.arguments}
+
+    def missing_bodies(self, system) -> list[str]:
+        """The names in ``bodies`` (the plot's) that ``system``, as built, does not have."""
+        names = {b.name for b in system.bodies}
+        return [b for b in self.bodies if b not in names]
 
     def run_settings(self, variant: str, keywords: dict) -> tuple:
         """(t_end, h) of the default run of ``variant`` built with ``keywords``."""
@@ -428,7 +434,7 @@ PROBLEMS = {
         options={"n_links": Option(int, "number of links", positive=True),
                  "clearance": Option(float, _RADIAL, positive=True, variants=("clearance",))}),
     "four_bar_chain": Problem(
-        four_bar_chain.build, four_bar_chain.T_END, 1e-3, ("body0",),
+        four_bar_chain.build, four_bar_chain.T_END, 1e-3, ("crank0", "coupler0"),
         "IFToMM A02 N-four-bar (redundant constraints, singular positions)", _energy_report,
         options={"n": Option(int, "number of four-bar loops", positive=True)}),
     "bricard": Problem(

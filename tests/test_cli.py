@@ -1,42 +1,97 @@
 """The command line: every registered case study and variant runs, arguments are validated."""
+import functools
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import matplotlib
 import pytest
 
+from nlpdyn import Result, plotting
 from nlpdyn.__main__ import main
-from problems import PROBLEMS
+from nlpdyn.plotting import orbit_joints
+from problems import PROBLEMS, Option, Problem
 
 matplotlib.use("Agg")
 ROOT = Path(__file__).resolve().parent.parent
 T_END = "0.004"
 # options that keep the big models small for a smoke run
-SMALL = {"four_bar_chain": ["--set", "n=2"], "chain": ["--set", "n_links=2"]}
+SMALL = {"four_bar_chain": {"n": 2}, "chain": {"n_links": 2}}
 CASES = [(name, variant) for name, p in PROBLEMS.items() for variant in p.variants]
+IDS = [f"{n}-{v}" for n, v in CASES]
 
 
-@pytest.mark.parametrize("name, variant", CASES, ids=[f"{n}-{v}" for n, v in CASES])
-def test_every_variant_runs(name, variant, capsys):
-    code = main([name, "--variant", variant, "--t-end", T_END, "--quiet", "--no-plot",
-                 *SMALL.get(name, [])])
-    out = capsys.readouterr().out
-    assert code == 0, out
-    assert f"{name} [{variant}]" in out
-    assert "wall time (measured around the calls)" in out
+def small_options(name):
+    return [a for k, v in SMALL.get(name, {}).items() for a in ("--set", f"{k}={v}")]
+
+
+def assert_png(path):
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
+
+
+@pytest.mark.parametrize("name, variant", CASES, ids=IDS)
+def test_every_variant_runs_and_plots(name, variant, tmp_path, capsys):
+    """Each case and variant runs briefly and writes its overview plot (and, with clearance
+    joints, the journal orbit)."""
+    path = tmp_path / "plot.png"
+    code = main([name, "--variant", variant, "--t-end", T_END, "--quiet", "--plot", str(path),
+                 *small_options(name)])
+    captured = capsys.readouterr()
+    assert code == 0, captured.out + captured.err
+    assert f"{name} [{variant}]" in captured.out
+    assert "wall time (measured around the calls)" in captured.out
     if PROBLEMS[name].report is not None:
-        assert "checked:" in out
+        assert "checked:" in captured.out
+    assert_png(path)
+    problem = PROBLEMS[name]
+    system = problem.build(**problem.keywords(variant, SMALL.get(name)))
+    orbit = tmp_path / "plot_orbit.png"
+    if orbit_joints(system):
+        assert_png(orbit)
+    else:
+        assert not orbit.exists()
 
 
-@pytest.mark.parametrize("name", ["slider_crank", "clearance_pendulum", "free_top"])
-def test_plot_and_orbit_written(name, tmp_path, capsys):
-    path = tmp_path / f"{name}.png"
-    assert main([name, "--t-end", "0.01", "--quiet", "--plot", str(path)]) == 0
-    assert path.stat().st_size > 0
-    orbit = tmp_path / f"{name}_orbit.png"
-    assert orbit.exists() == (name == "clearance_pendulum")
+@pytest.mark.parametrize("name, variant", CASES, ids=IDS)
+def test_plotted_bodies_exist(name, variant):
+    """The bodies each case's plot names are in its model as built (no run)."""
+    problem = PROBLEMS[name]
+    system = problem.build(**problem.keywords(variant))
+    assert problem.missing_bodies(system) == []
+
+
+def test_wrong_plot_body_stops_before_the_run(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(PROBLEMS, "pendulum", replace(PROBLEMS["pendulum"], bodies=("body0",)))
+    assert main(["pendulum", "--t-end", T_END, "--quiet", "--plot", str(tmp_path / "p.png")]) == 1
+    captured = capsys.readouterr()
+    assert "shows bodies body0, which the model does not have (bodies: bob)" in captured.err
+    assert "wall time" not in captured.out
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("failing", ["save", "plot"])
+def test_a_failing_output_loses_nothing_else(failing, monkeypatch, tmp_path, capsys):
+    """Saving or plotting that fails after the run: the summary, the other output, a
+    one-line error and exit code 1."""
+    def fail(*args, **kwargs):
+        raise OSError("disk full\n(second line)")
+    monkeypatch.setattr(*{"save": (Result, "save"), "plot": (plotting, "plot_result")}[failing],
+                        fail)
+    save, plot = tmp_path / "run.npz", tmp_path / "run.png"
+    assert main(["pendulum", "--t-end", T_END, "--quiet", "--save", str(save),
+                 "--plot", str(plot)]) == 1
+    captured = capsys.readouterr()
+    assert "success: reached t_end" in captured.out and "checked:" in captured.out
+    error, = captured.err.strip().splitlines()
+    assert error.endswith("OSError: disk full (second line)")
+    if failing == "save":
+        assert "could not save the result" in error and not save.exists()
+        assert_png(plot)
+    else:
+        assert "could not write the plot" in error and not plot.exists()
+        assert len(Result.load(save).t) > 1
 
 
 def test_list_names_every_problem_and_variant(capsys):
@@ -87,13 +142,66 @@ BAD = [
     (["pendulum", "--clearance", "1e-4"], "argument --clearance: variant 'default'"),
     (["triple_pendulum", "--set", "evaluation=sideways"], "option evaluation='sideways': choose"),
     (["free_top", "--set", "angular_velocity=1,x"], "option angular_velocity='1,x'"),
+    (["free_top", "--set", "angular_velocity=1,2"],
+     "argument --set: option angular_velocity='1,2': expected 3 values"),
+    (["pendulum", "--set", "angle0=nan"], "argument --set: option angle0='nan': must be finite"),
+    (["chain", "--set", "n_links=2.5"], "argument --set: option n_links='2.5'"),
+    (["clearance_pendulum", "--set", "clearance=1e-4", "--clearance", "2e-4"],
+     "argument --clearance: option 'clearance' is already set by --set"),
+    (["pendulum", "--h", "inf"], "argument --h: must be a finite number > 0"),
+    (["pendulum", "--h", "abc"], "argument --h: expected a number"),
+    (["pendulum", "--h-min=-1e-4"], "argument --h-min: must be a finite number > 0"),
+    (["pendulum", "--t-end", "inf"], "argument --t-end: must be a finite number > 0"),
+    (["pendulum", "--step-control", "sometimes"], "argument --step-control: invalid choice"),
+    (["pendulum", "--form", "implicit"], "argument --form: invalid choice"),
+    (["pendulum", "--plot", "/no-such-folder/p.png"],
+     "argument --plot: cannot write '/no-such-folder/p.png': no folder '/no-such-folder'"),
+    (["pendulum", "--plot", "p.txt"], "argument --plot: cannot write 'p.txt': '.txt' is not a"),
+    (["pendulum", "--plot", "."], "argument --plot: '.' is a folder"),
+    (["pendulum", "--plot", "p.png", "--no-plot"], "argument --no-plot: not allowed with"),
+    (["pendulum", "--save", "/no-such-folder/run"],
+     "argument --save: cannot write '/no-such-folder/run.npz': no folder"),
+    (["pendulum", "--save", "."], "argument --save: '.' is a folder"),
 ]
 
 
 @pytest.mark.parametrize("argv, message", BAD, ids=[" ".join(a) or "none" for a, _ in BAD])
-def test_bad_arguments_are_refused(argv, message, capsys):
+def test_bad_arguments_are_refused(argv, message, monkeypatch, capsys):
+    """Refused before the model is built."""
+    if argv and argv[0] in PROBLEMS:
+        problem = PROBLEMS[argv[0]]
+
+        @functools.wraps(problem.build)              # its signature holds the defaults
+        def build(**keywords):
+            pytest.fail("the model was built")
+        monkeypatch.setitem(PROBLEMS, argv[0], replace(problem, build=build))
     with pytest.raises(SystemExit) as exc:
         main(argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def _toy(n=3, scale=1.0):
+    if scale > 2:
+        raise ValueError("scale must be at most 2")
+    return PROBLEMS["pendulum"].build()
+
+
+TOY = Problem(_toy, 0.01, 1e-3, options={"n": Option(float, "a count, wrongly parsed as float"),
+                                          "scale": Option(float, "a scale")})
+
+
+@pytest.mark.parametrize("option, message", [
+    ("n=2.5", "argument --set: option n='2.5': the builder expects a int (default 3), got 2.5"),
+    ("scale=3", "argument --set: the builder refused scale=3.0: ValueError: scale must be"),
+])
+def test_option_the_builder_cannot_take(option, message, monkeypatch, capsys):
+    """An option value of the wrong type for the builder, or one it refuses: exit 2 before
+    the run."""
+    monkeypatch.setitem(PROBLEMS, "toy", TOY)
+    monkeypatch.setattr("nlpdyn.simulate", lambda *a, **k: pytest.fail("ran"))
+    with pytest.raises(SystemExit) as exc:
+        main(["toy", "--set", option, "--no-plot"])
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
 

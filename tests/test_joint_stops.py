@@ -16,6 +16,7 @@ from nlpdyn.forces.contact_laws import (
     ModifiedKelvinVoigt,
 )
 from nlpdyn.forces.joint_stops import RotationStop, TranslationStop
+from nlpdyn.forces.penalty_joints import PenaltyRevoluteClearance
 from nlpdyn.rotations import (
     G_matrix,
     from_axis_angle,
@@ -84,12 +85,26 @@ HERTZ_T, HERTZ_R = Hertz(1e6, 1.5), Hertz(10.0, 1.5)
 
 
 def _elements(a, b, law_t=HERTZ_T, law_r=HERTZ_R):
+    """Stops on ideal joints and, measured on their nominal joint, on clearance joints."""
     return {
         "translation": TranslationStop(nd.Cylindrical(a, b, POINT, AXIS), -1e-3, 1e-3, law_t,
                                        name="tstop"),
         "rotation": RotationStop(nd.Cylindrical(a, b, POINT, AXIS), -0.01, 0.01, law_r,
                                  name="rstop"),
+        "translation clearance": TranslationStop(
+            nd.CylindricalClearance(a, b, POINT, AXIS, 0.01, 1e-3, 0.02), -1e-3, 1e-3, law_t,
+            name="tstop"),
+        "rotation clearance": RotationStop(
+            nd.RevoluteClearance(a, b, POINT, AXIS, 0.01, 1e-3, 0.02, 1e-3), -0.01, 0.01, law_r,
+            name="rstop"),
+        "rotation penalty": RotationStop(
+            PenaltyRevoluteClearance(a, b, POINT, AXIS, 0.01, 1e-3, 0.02, 1e-3, law_t),
+            -0.01, 0.01, law_r, name="rstop"),
     }
+
+
+KINDS = ["translation", "rotation", "translation clearance", "rotation clearance",
+         "rotation penalty"]
 
 
 def _compiled(kind, **laws):
@@ -117,7 +132,7 @@ def _qdot(cs, q, v):
     return np.concatenate(parts)
 
 
-@pytest.mark.parametrize("kind", ["translation", "rotation"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_rates_are_the_time_derivatives_of_the_penetrations(kind):
     cs, el, _ = _compiled(kind)
     states = cs.states_of(el)
@@ -130,7 +145,7 @@ def test_rates_are_the_time_derivatives_of_the_penetrations(kind):
         assert np.asarray(fn(q, v)[1]).ravel() == pytest.approx(fd, rel=1e-6, abs=1e-9)
 
 
-@pytest.mark.parametrize("kind", ["translation", "rotation"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_elastic_stop_is_conservative_and_action_equals_reaction(kind):
     """Hertz stops on a violated joint: Q . v = -dV/dt along random velocities (central
     differences), and forces and moments about the origin cancel between the bodies."""
@@ -159,7 +174,7 @@ def test_elastic_stop_is_conservative_and_action_equals_reaction(kind):
     assert checked >= 10
 
 
-@pytest.mark.parametrize("kind", ["translation", "rotation"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_casadi_jacobians_match_finite_differences(kind):
     """dQ/dq and dQ/dv of a Kelvin-Voigt stop (velocity-dependent) at penetrating states."""
     cs, _, j = _compiled(kind, law_t=ModifiedKelvinVoigt(1e6, 0.1, 1.0),
@@ -361,7 +376,8 @@ def test_validation_names_the_element():
     with pytest.raises(nd.ModelError) as err:
         s.compile()
     text = str(err.value)
-    assert "translation stop 'wrong_joint': needs a Prismatic or Cylindrical joint, got Revolute" in text
+    assert ("translation stop 'wrong_joint': needs a Prismatic or Cylindrical joint (ideal, "
+            "clearance or penalty clearance), got Revolute") in text
     assert "rotation stop 'swapped': lower (0.3) must be < upper (-0.2)" in text
     assert "rotation stop 'swapped': stiffness must be > 0" in text
     assert "rotation stop 'outside': the initial configuration (0 rad) must lie in [lower, upper]" in text

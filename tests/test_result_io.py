@@ -9,6 +9,9 @@ import json
 import math
 import os
 import pathlib
+import subprocess
+import sys
+import time
 import zipfile
 
 import matplotlib
@@ -389,6 +392,19 @@ BAD_FILES = {
     "newer version": (_rewritten(lambda a, m: m.update(version=2)),
                       r"""__meta__\["version"\]: 2, written by a newer nlpdyn""", False),
     "NaN in version 1": (_rewritten(_non_strict_json), r"__meta__: not strict JSON", False),
+    "NaN in t": (_rewritten(lambda a, m: a["t"].__setitem__(4, math.nan)),
+                 r"t: not finite \(1 of 11, first at \[4\]: nan\)", False),
+    "t not increasing": (_rewritten(lambda a, m: a["t"].__setitem__([3, 4], a["t"][[4, 3]])),
+                         r"t: not strictly increasing \(1 of 10, first at \[3\]", False),
+    "h not the steps of t": (_rewritten(lambda a, m: a["h"].__setitem__(6, 1.5 * a["h"][6])),
+                             r"h: not t\[i \+ 1\] - t\[i\], as in a run whose 10 steps are all "
+                             r"kept \(1 of 10, first at \[6\]: h = 0\.0015", False),
+    "h not positive": (_rewritten(lambda a, m: a["h"].__setitem__(0, -a["h"][0])),
+                       r"h: not positive \(1 of 10, first at \[0\]\)", False),
+    "inf in energy": (_rewritten(lambda a, m: a["energy"].__setitem__(2, math.inf)),
+                      r"energy: not finite \(1 of 11, first at \[2\]: inf\)", False),
+    "NaN in v": (_rewritten(lambda a, m: a["v"].__setitem__((5, 1), math.nan)),
+                 r"v: not finite \(1 of 66, first at \[5, 1\]: nan\)", False),
 }
 
 
@@ -418,6 +434,63 @@ def test_every_problem_is_reported_at_once(saved, tmp_path):
     keys = [problem.split(":")[0] for problem in caught.value.problems]
     assert sorted(keys) == ['__meta__["message"]', '__meta__["success"]', "energy", "q"]
     assert str(caught.value).startswith(f"{bad}: not a readable nlpdyn result file:\n  - ")
+
+
+def test_every_value_problem_is_reported_at_once(saved, tmp_path):
+    def change(arrays, meta):
+        arrays["q"][3, 0] = math.nan
+        arrays["kinetic_energy"][-1] = -math.inf
+        arrays["h"][2] *= 2
+    bad = tmp_path / "bad.npz"
+    _rewrite(saved, bad, change)
+    with pytest.raises(ResultFileError) as caught:
+        nd.Result.load(bad)
+    keys = [problem.split(":")[0] for problem in caught.value.problems]
+    assert sorted(keys) == ["h", "kinetic_energy", "q"]
+
+
+@pytest.mark.parametrize("keep", [{"output_every": 3}, {"t_eval": [0.0021, 0.005, 0.0077]}],
+                         ids=["output_every", "t_eval"])
+def test_runs_that_keep_some_steps_load(tmp_path, keep):
+    """Their h is the last step before each kept point, shorter than the time between kept
+    points: it loads; an h longer than that does not."""
+    res = nd.simulate(pendulum.build(), t_end=0.01, h=1e-3, progress=False, **keep)
+    assert res.info["run"]["n_steps"] > len(res.h)
+    assert (res.h < np.diff(res.t) - 1e-9).any()                # guard: some steps not kept
+    back = nd.Result.load(res.save(tmp_path / "r.npz"))
+    assert _bit_identical(back.h, res.h) and _bit_identical(back.t, res.t)
+    long = copy.copy(res)
+    long.h = res.h.copy()
+    long.h[1] = 1.01 * (res.t[2] - res.t[1])
+    with pytest.raises(ResultFileError, match=r"h: longer than t\[i \+ 1\] - t\[i\] \(1 of"):
+        long.save(tmp_path / "long.npz")
+
+
+def test_a_save_removes_temporaries_of_dead_writers(saved, tmp_path):
+    """What a save killed with kill -9 leaves behind goes at the next save to the same file;
+    a live writer's temporary, old-style names that are recent, other hosts' recent files and
+    other files stay."""
+    from nlpdyn.result import _HOST, STALE_AGE
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    names = {
+        "dead writer": f".good.npz.{_HOST}-{dead.pid}.{'a' * 16}.tmp",
+        "live writer": f".good.npz.{_HOST}-{os.getppid()}.{'b' * 16}.tmp",
+        "old and live": f".good.npz.{_HOST}-{os.getppid()}.{'c' * 16}.tmp",
+        "old style, old": f".good.npz.{'d' * 16}.tmp",
+        "old style, recent": f".good.npz.{'e' * 16}.tmp",
+        "other host": f".good.npz.{'0' * 8}-{dead.pid}.{'f' * 16}.tmp",
+        "not ours": ".good.npz.notes.tmp",
+        "other target": f".other.npz.{_HOST}-{dead.pid}.{'a' * 16}.tmp",
+    }
+    for name in names.values():
+        (tmp_path / name).write_bytes(b"PK\x03\x04" + bytes(100))
+    long_ago = time.time() - STALE_AGE - 60
+    for key in ("old and live", "old style, old"):
+        os.utime(tmp_path / names[key], (long_ago, long_ago))
+    nd.Result.load(saved).save(saved)
+    gone = {key for key, name in names.items() if not (tmp_path / name).exists()}
+    assert gone == {"dead writer", "old and live", "old style, old"}
 
 
 def test_a_file_from_before_format_versions_loads(pendulum_result, tmp_path):

@@ -1,12 +1,14 @@
 """nd.sweep: the table against runs made one by one with nd.simulate, failures as rows,
 process pools and dask giving the same table bit for bit, arguments refused before running."""
+import math
 import os
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
-from concurrent.futures import ProcessPoolExecutor
+import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 import casadi as ca
@@ -15,6 +17,7 @@ import pandas as pd
 import pytest
 
 import nlpdyn as nd
+from nlpdyn.sweep import NOT_RUN
 from problems import pendulum
 
 cloudpickle = pytest.importorskip("cloudpickle")
@@ -156,13 +159,13 @@ def test_bad_arguments_are_refused_together_before_anything_runs(tmp_path):
     with pytest.raises(ValueError) as err:
         nd.sweep(counting, {"length": [], "2x": [1.0], "success": [1], "mass": 3.0},
                  t_end=-1.0, h=(2e-3, 1e-3), metrics="energy", executor=object(),
-                 progress="yes", step_contorl="nlp")
+                 progress="yes", step_contorl="nlp", timeout=-1)
     text = str(err.value)
     for culprit in ("grid['length'] must be a non-empty list", "'2x' is not a Python identifier",
                     "'success' is taken by a column", "grid['mass'] must be a non-empty list",
                     "t_end must be", "h must be", "metrics must be callable",
                     "executor must have a submit method", "progress must be",
-                    "unknown simulate options ['step_contorl']"):
+                    "unknown simulate options ['step_contorl']", "timeout must be a positive"):
         assert culprit in text
     with pytest.raises(ValueError, match="grid must be a non-empty dict"):
         nd.sweep(counting, {}, t_end=1.0, h=1e-3)
@@ -178,9 +181,9 @@ def test_bad_arguments_are_refused_together_before_anything_runs(tmp_path):
     assert calls == []
 
 
-def test_ctrl_c_stops_an_in_process_sweep():
+def test_ctrl_c_returns_the_rows_done_in_process(tmp_path):
     """simulate returns at Ctrl-C with a partial result; the sweep does not go on to the
-    next point."""
+    next point, and returns (and writes) the table with it."""
     built = []
 
     def counting(length):
@@ -190,11 +193,120 @@ def test_ctrl_c_stops_an_in_process_sweep():
     timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
-        with pytest.raises(KeyboardInterrupt, match="point 0"):
-            nd.sweep(counting, {"length": [0.5, 1.0]}, t_end=600.0, h=H, progress=False)
+        with pytest.warns(RuntimeWarning, match="sweep interrupted"):
+            table = nd.sweep(counting, {"length": [0.5, 1.0]}, t_end=600.0, h=H,
+                             progress=False, save_dir=tmp_path)
     finally:
         timer.cancel()
     assert built == [0.5]
+    assert table.attrs["interrupted"] and table["success"].tolist() == [False, False]
+    assert table["message"][0].startswith("interrupted")
+    assert table["message"][1] == NOT_RUN
+    on_disk = pd.read_csv(tmp_path / "sweep.csv")
+    assert on_disk["message"].tolist() == table["message"].tolist()
+
+
+def waiting(kind, flags=".", release=""):
+    """A pendulum; ``kind`` "waits" (until the file ``release`` exists, after leaving a file
+    in ``flags``), "sleeps" (a minute), "dies" (the process ends at once)."""
+    if kind == "waits":
+        Path(flags, f"started_{os.getpid()}_{threading.get_ident()}").touch()
+        for _ in range(3000):
+            if Path(release).exists():
+                break
+            time.sleep(0.02)
+    if kind == "sleeps":
+        time.sleep(60)
+    if kind == "dies":
+        os._exit(3)
+    return pendulum.build(length=0.5)
+
+
+def test_ctrl_c_with_a_process_pool_returns_at_once(tmp_path):
+    """The points done are rows, the running ones (two, and up to three a ProcessPoolExecutor
+    has queued for its workers) say interrupted, the others did not run; the sweep returns
+    while points are still waiting (it did not wait for them)."""
+    release = tmp_path / "release"
+    grid = {"kind": ["ok", "ok"] + ["waits"] * 6, "flags": [str(tmp_path)],
+            "release": [str(release)]}
+
+    def interrupt_when_both_wait():
+        while len(list(tmp_path.glob("started_*"))) < 2:
+            time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    with ProcessPoolExecutor(2) as pool:
+        watcher = threading.Thread(target=interrupt_when_both_wait, daemon=True)
+        watcher.start()
+        with pytest.warns(RuntimeWarning, match="sweep interrupted"):
+            table = nd.sweep(waiting, grid, t_end=T_END, h=H, executor=pool, progress=False,
+                             metrics=metrics)
+        returned_before_release = not release.exists()
+        release.touch()
+    assert returned_before_release and table.attrs["interrupted"]
+    assert table["success"].tolist() == [True, True] + [False] * 6
+    assert table["steps"][:2].tolist() == [30, 30]
+    assert all(m.startswith("interrupted") for m in table["message"][2:4])
+    assert all(m.startswith("interrupted") or m == NOT_RUN for m in table["message"][4:7])
+    assert table["message"][7] == NOT_RUN
+
+
+def test_timeout_in_process_stops_a_point_and_the_sweep_goes_on():
+    """A builder that sleeps and a run of 300 000 steps both end at the timeout."""
+    grid = {"kind": ["sleeps", "ok", "slow"]}
+    table = nd.sweep(waiting, grid, t_end=T_END, h=lambda kind: 1e-7 if kind == "slow" else H,
+                     metrics=metrics, progress=False, timeout=1.5)
+    assert table["success"].tolist() == [False, True, False]
+    assert table["message"][0].startswith("timeout: ") and "stopped in builder" in table["message"][0]
+    assert "stopped in simulate (interrupted at t = " in table["message"][2]
+    assert table["steps"][1] == 30 and np.isnan(table["steps"][2])      # no metrics
+    assert table["wall_time"][0] >= 1.5 and table["wall_time"][2] >= 1.5
+
+
+def test_timeout_on_a_process_pool_covers_metrics():
+    def sleepy_metrics(res):
+        if res.position("bob")[0, 0] > 0.9:
+            time.sleep(60)
+        return metrics(res)
+    with ProcessPoolExecutor(2) as pool:
+        table = nd.sweep(pendulum.build, {"length": [0.5, 1.0]}, t_end=T_END, h=H,
+                         metrics=sleepy_metrics, executor=pool, progress=False, timeout=1.5)
+    assert table["success"].tolist() == [True, False]
+    assert table["message"][1].startswith("timeout: ") and "stopped in metrics" in table["message"][1]
+
+
+def test_timeout_on_threads_gives_up_waiting(tmp_path):
+    """Nothing interrupts a worker thread: the sweep stops waiting for its point."""
+    release = tmp_path / "release"
+    with ThreadPoolExecutor(2) as pool:
+        table = nd.sweep(waiting, {"kind": ["waits", "ok"], "flags": [str(tmp_path)],
+                                   "release": [str(release)]},
+                         t_end=T_END, h=H, executor=pool, progress=False, timeout=0.5)
+        release.touch()
+    assert table["success"].tolist() == [False, True]
+    assert table["message"][0].startswith("timeout: no result 3 s after")
+
+
+def test_a_dead_worker_fails_its_point_and_the_others_run_again():
+    grid = {"kind": ["ok", "dies", "ok", "ok", "ok"]}
+    with ProcessPoolExecutor(2) as pool:
+        table = nd.sweep(waiting, grid, t_end=T_END, h=H, metrics=metrics, executor=pool,
+                         progress=False)
+    assert table["success"].tolist() == [True, False, True, True, True]
+    assert table["message"][1].startswith("worker died: ")
+    assert "BrokenProcessPool" in table["message"][1]
+    assert table["steps"].tolist()[2:] == [30, 30, 30]
+
+
+def test_a_metric_that_is_not_finite_fails_the_row():
+    def partly_nan(res):
+        length = np.linalg.norm(res.position("bob")[0])
+        return {"x": math.nan if length > 0.9 else 1.0, "y": math.inf if length > 0.9 else 2}
+    table = nd.sweep(pendulum.build, {"length": [0.5, 1.0]}, t_end=T_END, h=H,
+                     metrics=partly_nan, progress=False)
+    assert table["success"].tolist() == [True, False]
+    assert table["message"][1] == ("reached t_end; metric 'x' is not finite (nan); "
+                                   "metric 'y' is not finite (inf)")
 
 
 @pytest.mark.slow

@@ -14,6 +14,11 @@ seed's text, with i = parent, j = child, b_i the joint axis on the parent:
 Here both bodies take the stop force at the child's joint point and the moment axis is the
 exact gradient of the angle (b_i when the joint holds), so each stop is exactly the
 generalised force -dV/dq of its law's potential V(delta) plus the law's damping.
+
+A stop may sit on a clearance joint (``nlpdyn.joints.clearance``) or its penalty version
+(``nlpdyn.forces.penalty_joints``): it then measures its nominal ideal joint's coordinate
+(:func:`nominal_joint`), the same function of q, which stays exact while the bodies tilt
+and shift within the play.
 """
 from __future__ import annotations
 
@@ -22,8 +27,39 @@ import numpy as np
 
 from ..checks import as_number, is_number
 from ..joints.base import check_unit
+from ..joints.clearance import ClearanceJoint
 from ..joints.ideal import Cylindrical, Prismatic, Revolute
 from .base import ForceElement, impact_memory
+
+
+def nominal_joint(joint):
+    """The ideal joint whose free coordinate a joint-coordinate element measures on ``joint``.
+
+    Parameters
+    ----------
+    joint : Joint, ClearanceJoint or PenaltyClearanceJoint
+        An ideal joint (returned as it is), a clearance joint (its nominal ideal joint: same
+        bodies, point and axis) or a penalty clearance joint (that of its ``geometry``).
+        Anything else is returned as it is (the element's validation refuses it).
+
+    Returns
+    -------
+    Joint or object
+
+    Example
+    -------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> bar = s.add_body("bar", 1.0, (1e-3, 0.1, 0.1), position=(0.5, 0, 0))
+    >>> pin = nd.RevoluteClearance(s.ground, bar, (0, 0, 0), (0, 1, 0), 0.01, 1e-4, 0.02, 1e-4)
+    >>> hinge = nominal_joint(pin)
+    >>> type(hinge).__name__, hinge.axis.tolist(), hinge.child is bar
+    ('Revolute', [0.0, 1.0, 0.0], True)
+    """
+    geometry = getattr(joint, "geometry", joint)      # a penalty joint's clearance joint
+    if isinstance(geometry, ClearanceJoint) and geometry.nominal is not None:
+        return geometry._nominal()
+    return joint
 
 
 def _law_problems(owner, law):
@@ -39,7 +75,7 @@ class _JointStop(ForceElement):
     delta_lower = lower - s and delta_upper = s - upper (> 0 when penetrating)."""
 
     evaluation = "implicit"
-    joint_types: tuple = ()
+    joint_types: tuple = ()     # ideal joints; clearance joints count by their nominal joint
     unit = "m"
 
     def __init__(self, joint, lower, upper, law, name=None):
@@ -55,15 +91,22 @@ class _JointStop(ForceElement):
         """2 (impact velocity at the lower and the upper stop) for laws that need it, else 0."""
         return 2 if getattr(self.law, "needs_impact_velocity", False) else 0
 
+    @property
+    def ideal_joint(self):
+        """The ideal joint whose coordinate the stop measures (:func:`nominal_joint`)."""
+        return nominal_joint(self.joint)
+
     # ------------------------------------------------------------------ validation
     def problems(self):
         out = super().problems()
-        if not isinstance(self.joint, self.joint_types):
+        ideal = self.ideal_joint
+        if not isinstance(ideal, self.joint_types):
             names = " or ".join(t.__name__ for t in self.joint_types)
-            out.append(f"{self.label}: needs a {names} joint, got {type(self.joint).__name__}")
+            out.append(f"{self.label}: needs a {names} joint (ideal, clearance or penalty "
+                       f"clearance), got {type(self.joint).__name__}")
         else:
-            out += check_unit(self.joint.axis, "the joint's axis", self.label) \
-                if self.joint.axis is not None else [f"{self.label}: the joint has no axis"]
+            out += check_unit(ideal.axis, "the joint's axis", self.label) \
+                if ideal.axis is not None else [f"{self.label}: the joint has no axis"]
         if not (is_number(self.lower) and is_number(self.upper)):
             out.append(f"{self.label}: lower and upper must be finite numbers, got "
                        f"{self.lower!r} and {self.upper!r}")
@@ -155,7 +198,10 @@ class TranslationStop(_JointStop):
 
     Parameters
     ----------
-    joint : Prismatic or Cylindrical
+    joint : Prismatic or Cylindrical, or a clearance joint whose nominal joint is one
+        ``PrismaticClearance``, ``CylindricalClearance`` or their penalty versions: s is then
+        measured with the nominal joint's point and axis (:func:`nominal_joint`), the
+        displacement along the parent's axis however the child tilts or shifts in the play.
     lower, upper : float
         Stop positions (m), lower < 0 < upper (or = 0: touching initially).
     law : ContactLaw
@@ -183,13 +229,13 @@ class TranslationStop(_JointStop):
     def displacement(self, states):
         """s (m), CasADi scalar."""
         sp, sc = states
-        return ca.dot(sc.point(self.joint.point) - sp.point(self.joint.point),
-                      sp.vector(self.joint.axis))
+        joint = self.ideal_joint
+        return ca.dot(sc.point(joint.point) - sp.point(joint.point), sp.vector(joint.axis))
 
     coordinate = displacement
 
     def _rate_and_direction(self, states):
-        return translation_rate(self.joint, states)
+        return translation_rate(self.ideal_joint, states)
 
 
 class RotationStop(_JointStop):
@@ -203,14 +249,37 @@ class RotationStop(_JointStop):
     about n = f_c x (x g_p - y f_p) / (x^2 + y^2), x = f_p . f_c, y = g_p . f_c, which is
     the joint axis while the joint holds and in general d theta = (w_c - w_p) . n dt.
 
+    On a clearance joint theta is the same function of q with the nominal joint's triad: the
+    angle of f_c, projected on the plane normal to the parent's axis a_p, from f_p. It needs
+    no joint to hold: a tilt beta of the child's axis within the play changes it by at most
+    atan((1 - cos beta) / (2 sqrt(cos beta))) ~ beta^2 / 4 (by nothing when the tilt is about
+    f_c).
+
     Parameters
     ----------
-    joint : Revolute or Cylindrical
+    joint : Revolute or Cylindrical, or a clearance joint whose nominal joint is one
+        ``RevoluteClearance``, ``CylindricalClearance`` or their penalty versions
+        (:func:`nominal_joint`).
     lower, upper : float
         Stop angles (rad), -pi < lower <= 0 <= upper < pi.
     law : ContactLaw
         As for :class:`TranslationStop`, with delta in rad and delta_dot in rad/s.
     name : str, optional
+
+    Example
+    -------
+    A wheel (J = 0.01 kg m^2) turning at 2 rad/s in a revolute clearance joint (no gravity)
+    meets an elastic stop 0.02 rad ahead and turns back at the speed it came:
+
+    >>> import nlpdyn as nd
+    >>> s = nd.System(gravity=(0, 0, 0))
+    >>> w = s.add_body("wheel", 1.0, (0.01, 0.01, 0.01), angular_velocity=(0, 0, 2.0))
+    >>> pin = s.add_joint(nd.RevoluteClearance(s.ground, w, (0, 0, 0), (0, 0, 1), 0.01,
+    ...                                        1e-4, 0.02, 1e-4, name="pin"))
+    >>> stop = s.add_force(RotationStop(pin, -0.5, 0.02, nd.Hertz(50.0), name="stop"))
+    >>> res = nd.simulate(s, 0.15, h=1e-3, progress=False)
+    >>> print(f"{res.angular_velocity('wheel')[-1, 2]:.3f} rad/s")
+    -2.000 rad/s
     """
 
     kind = "rotation stop"
@@ -219,13 +288,13 @@ class RotationStop(_JointStop):
 
     def angle(self, states):
         """theta (rad), CasADi scalar."""
-        x, y, *_ = _rotation_xy(self.joint, states)
+        x, y, *_ = _rotation_xy(self.ideal_joint, states)
         return ca.atan2(y, x)
 
     coordinate = angle
 
     def _rate_and_direction(self, states):
-        return rotation_rate(self.joint, states)
+        return rotation_rate(self.ideal_joint, states)
 
     def problems(self):
         out = super().problems()
