@@ -584,3 +584,476 @@ MISTAKES = ("mass", "inertia_nonfinite", "inertia_triangle", "inertia_not_positi
 def mistakes(kinds=MISTAKES):
     """A ``Mistake`` of one of ``kinds``."""
     return st.sampled_from(tuple(kinds)).flatmap(_mistake)
+
+
+# ---------------------------------------------------------------- random chains (issue 22)
+#
+# The reliability fuzz (tests/test_reliability.py, benchmarks/reliability_fuzz.py): seeded
+# random chains, an independent physics verdict computed from a run's states only, and an
+# independent reference trajectory (scipy, Newton-Euler) for the models without ideal joints.
+# Nothing below reads nlpdyn's energies, ledger, rows or rotation code: the verdict must not
+# share a mistake with what it judges.
+
+CHAIN_JOINTS = ("revolute", "universal", "spherical", "cylindrical", "prismatic")
+# a link is one of CHAIN_JOINTS or an undamped bushing (the child then has JointSpec "free")
+LINKS = CHAIN_JOINTS + ("bushing",)
+G = 9.81
+
+
+@dataclass(frozen=True)
+class Regime:
+    """How hard the random chains are.
+
+    mass_ratio: largest / smallest mass at most; spin: (lo, hi) rad/s, the fastest body's
+    initial angular speed (h spin = the rotation per step); radii: (lo, hi) m, the bodies'
+    radii of gyration per axis (small ones make slender, strongly gyroscopic bodies);
+    bushing_omega: rad/s, the highest mode a bushing may excite (as OMEGA_MAX above).
+    """
+
+    name: str
+    mass_ratio: float
+    spin: tuple
+    radii: tuple
+    bushing_omega: float
+
+
+REGIMES = {
+    "moderate": Regime("moderate", 10.0, (0.5, 4.0), (0.02, 0.3), 30.0),
+    "harsh": Regime("harsh", 1e3, (4.0, 65.0), (0.005, 0.3), 200.0),
+    # moderate bodies at the harsh spins: issue 22's 2-body example (mass ratio 3.9,
+    # 0.065 rad per step) is of this kind
+    "fast": Regime("fast", 10.0, (4.0, 65.0), (0.02, 0.3), 30.0),
+}
+
+
+def quaternion_matrices(P) -> np.ndarray:
+    """Rotation matrices (body -> global) of Euler parameters [e0, e1, e2, e3] (scalar first,
+    normalised here), shape (n, 4) -> (n, 3, 3). Written out again on purpose (not
+    nlpdyn.rotations): the verdict's own convention, A v = p v p*."""
+    P = np.atleast_2d(np.asarray(P, dtype=float))
+    P = P / np.linalg.norm(P, axis=1, keepdims=True)
+    w, x, y, z = P.T
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], -2)
+
+
+def _unit_np(v):
+    v = np.asarray(v, dtype=float)
+    return v / np.linalg.norm(v)
+
+
+def random_chain(seed: int, regime: str = "moderate", t_end: float = 1.0,
+                 h: float = 1e-3) -> SystemSpec:
+    """A random chain of 2-8 bodies, reproducible from (seed, regime).
+
+    - Half are chains hanging from the ground (the first link joins the ground to body 0),
+      half free chains (body 0 has no joint; zero gravity or gravity, half each). A third of
+      the free chains are linked by bushings only (the models the scipy reference covers).
+    - Links: revolute, universal, spherical, cylindrical, prismatic, or an undamped bushing
+      (translational stiffness k and rotational k_r, isotropic, the frame the global axes:
+      exactly conservative, potential k |d|^2 / 2 + k_r |theta|^2 / 2) whose fastest mode
+      stays below the regime's bushing_omega for the lightest body it could move.
+    - Bodies 0.1-0.5 m from their joint points, masses log-uniform within the regime's
+      ratio, principal moments from three second moments m r_i^2 (triangle inequality by
+      construction), random orientations.
+    - Initial velocities consistent with every joint by construction (relative rates along
+      the joints' free motions, the joint points' velocities matched), then scaled together
+      so that the fastest body spins at a speed drawn from the regime's ``spin``; the stepper's
+      initial projection has nothing to do.
+    """
+    r = REGIMES[regime]
+    rng = np.random.default_rng([int(seed), list(REGIMES).index(regime), 22])
+    n = int(rng.integers(2, 9))
+    free = bool(rng.random() < 0.5)
+    if free:
+        gravity = (0.0, 0.0, -G) if rng.random() < 0.5 else (0.0, 0.0, 0.0)
+        all_bushings = bool(rng.random() < 1 / 3)
+    else:
+        gravity = (0.0, 0.0, -G) if rng.random() < 0.8 else (0.0, 0.0, 0.0)
+        all_bushings = False
+
+    def direction():
+        return _unit_np(rng.normal(size=3))
+
+    u = rng.random(n)
+    u = (u - u.min()) / max(np.ptp(u), 1e-12) * rng.uniform(0.5, 1.0) * np.log(r.mass_ratio)
+    masses = rng.uniform(0.1, 2.0) * np.exp(u)
+    point = rng.uniform(-0.2, 0.2, 3)
+    bodies, joints_, links, points, centres, axes, inertias_ = [], [], [], [], [], [], []
+    for k in range(n):
+        centre = point + direction() * rng.uniform(0.1, 0.5)
+        radii = rng.uniform(*r.radii, 3)
+        s1, s2, s3 = masses[k] * radii ** 2
+        inertias_.append(np.array([s2 + s3, s1 + s3, s1 + s2]))
+        if free and k == 0:
+            link = "free"
+        elif all_bushings:
+            link = "bushing"
+        else:
+            link = str(rng.choice(LINKS))
+        axis = direction()
+        axis2 = _unit_np(np.cross(axis, direction())) if link == "universal" else None
+        links.append(link)
+        points.append(point)
+        centres.append(centre)
+        axes.append((axis, axis2))
+        point = centre + direction() * rng.uniform(0.1, 0.5)
+    orientations = [_unit_np(rng.normal(size=4)) for _ in range(n)]
+
+    # velocities: global angular velocity and centre velocity per body, linear in the rates
+    omegas, vels = [], []
+    for k in range(n):
+        link, (axis, axis2), p, c = links[k], axes[k], points[k], centres[k]
+        if k == 0:
+            w_parent, v_point = np.zeros(3), np.zeros(3)
+        else:
+            w_parent = omegas[k - 1]
+            v_point = vels[k - 1] + np.cross(omegas[k - 1], p - centres[k - 1])
+        slide = np.zeros(3)
+        if link == "free":
+            rel, v_point = rng.normal(size=3), rng.normal(scale=0.2, size=3)
+        elif link in ("revolute", "cylindrical"):
+            rel = rng.normal() * axis
+        elif link == "universal":
+            rel = rng.normal() * axis + rng.normal() * axis2
+        elif link in ("spherical", "bushing"):
+            rel = rng.normal(size=3)
+        else:       # prismatic
+            rel = np.zeros(3)
+        if link in ("cylindrical", "prismatic"):
+            slide = rng.normal(scale=0.1) * axis
+        if link == "bushing":
+            slide = rng.normal(scale=0.05, size=3)
+        omegas.append(w_parent + rel)
+        vels.append(v_point + slide + np.cross(omegas[k], c - p))
+    fastest = max(np.linalg.norm(w) for w in omegas)
+    scale = rng.uniform(*r.spin) / fastest if fastest > 1e-9 else 1.0
+    omegas = [scale * w for w in omegas]
+    vels = [scale * v for v in vels]
+
+    for k in range(n):
+        A = quaternion_matrices(orientations[k])[0]
+        bodies.append(BodySpec(f"b{k}", float(masses[k]), tuple(float(x) for x in inertias_[k]),
+                               tuple(float(x) for x in centres[k]),
+                               tuple(float(x) for x in orientations[k]),
+                               tuple(float(x) for x in vels[k]),
+                               tuple(float(x) for x in A.T @ omegas[k])))
+    forces = []
+    for k in range(n):
+        link, (axis, axis2), p = links[k], axes[k], tuple(float(x) for x in points[k])
+        parent = k - 1 if k else GROUND
+        if link in CHAIN_JOINTS:
+            joints_.append(JointSpec(f"j{k}", link, parent, k, p, tuple(float(x) for x in axis),
+                                     None if axis2 is None else tuple(float(x) for x in axis2)))
+            continue
+        joints_.append(JointSpec(f"j{k}", "free", parent, k, p))
+        if link == "bushing":
+            members = [m for m in (parent, k) if m != GROUND]
+            inv = sum(1 / masses[m] + np.linalg.norm(points[k] - centres[m]) ** 2
+                      / inertias_[m].min() for m in members)
+            inv_rot = sum(1 / inertias_[m].min() for m in members)
+            stiffness = rng.uniform(0.2, 1.0) * r.bushing_omega ** 2 / inv
+            rotational = rng.uniform(0.2, 1.0) * r.bushing_omega ** 2 / inv_rot
+            forces.append(ForceSpec(f"bush{k}", "bushing", parent, k, p, p, float(stiffness),
+                                    rotational_stiffness=float(rotational)))
+    return SystemSpec(gravity, tuple(bodies), tuple(joints_), tuple(forces), t_end, h)
+
+
+def random_chains(regime="moderate", t_end=1.0, h=1e-3):
+    """Hypothesis strategy: ``random_chain`` of a drawn seed (the seed is the example)."""
+    return st.integers(0, 2**31 - 1).map(lambda seed: random_chain(seed, regime, t_end, h))
+
+
+def is_free(spec: SystemSpec) -> bool:
+    """No joint and no force element reaches the ground: momentum is the system's own."""
+    return all(j.parent != GROUND or j.kind == "free" for j in spec.joints) and \
+        all(f.body_a != GROUND and f.body_b != GROUND for f in spec.forces if f.kind == "bushing")
+
+
+def has_ideal_joints(spec: SystemSpec) -> bool:
+    return any(j.kind != "free" for j in spec.joints)
+
+
+# ---------------------------------------------------------------- the physics verdict
+
+# issue 22's thresholds: what counts as a wrong answer
+ENERGY_CREATED = 0.05       # of the energy scale
+ENERGY_LOST = 0.10          # of the energy scale, conservative models
+JOINT_GAP = 1e-3            # of the model's size
+AXIS_ERROR = 1e-3           # rad
+MOMENTUM_DRIFT = 0.01       # of the momentum scale, free systems
+
+
+class _Kinematics:
+    """A trajectory's body poses (t, q, v laid out as nlpdyn's rows: 7 and 6 per body)."""
+
+    def __init__(self, spec, q, v):
+        n = len(spec.bodies)
+        q, v = np.asarray(q, dtype=float), np.asarray(v, dtype=float)
+        self.r = np.stack([q[:, 7 * k:7 * k + 3] for k in range(n)])            # (n, N, 3)
+        self.A = np.stack([quaternion_matrices(q[:, 7 * k + 3:7 * k + 7]) for k in range(n)])
+        self.rdot = np.stack([v[:, 6 * k:6 * k + 3] for k in range(n)])
+        self.w = np.stack([v[:, 6 * k + 3:6 * k + 6] for k in range(n)])         # body frame
+        self.r0 = [np.asarray(b.position, dtype=float) for b in spec.bodies]
+        self.A0 = [quaternion_matrices(b.orientation)[0] for b in spec.bodies]
+        self.N = q.shape[0]
+
+    def point(self, k, x0):
+        """Current global position of the material point of body k (GROUND: fixed) that was
+        at x0 initially, shape (N, 3)."""
+        x0 = np.asarray(x0, dtype=float)
+        if k == GROUND:
+            return np.broadcast_to(x0, (self.N, 3))
+        s = self.A0[k].T @ (x0 - self.r0[k])
+        return self.r[k] + self.A[k] @ s
+
+    def vector(self, k, u0):
+        """Current global components of body k's direction that was u0 initially, (N, 3)."""
+        u0 = np.asarray(u0, dtype=float)
+        if k == GROUND:
+            return np.broadcast_to(u0, (self.N, 3))
+        return self.A[k] @ (self.A0[k].T @ u0)
+
+    def carried(self, k):
+        """The rotation carrying body k from its initial orientation, A A0^T, (N, 3, 3)."""
+        if k == GROUND:
+            return np.broadcast_to(np.eye(3), (self.N, 3, 3))
+        return self.A[k] @ self.A0[k].T
+
+
+def _rotation_angles(R):
+    """|theta| of the rotation vectors of rotation matrices (N, 3, 3), and the vectors."""
+    from scipy.spatial.transform import Rotation
+    theta = Rotation.from_matrix(R).as_rotvec()
+    return np.linalg.norm(theta, axis=1), theta
+
+
+def energies(spec, q, v):
+    """(kinetic, potential) energy along a trajectory, J, shape (N,) each: translational plus
+    rotational kinetic energy (body-frame angular velocity, principal moments), gravity's
+    potential -m g.r, the bushings' k |d|^2 / 2 + k_r |theta|^2 / 2."""
+    kin = _Kinematics(spec, q, v)
+    g = np.asarray(spec.gravity, dtype=float)
+    T = np.zeros(kin.N)
+    V = np.zeros(kin.N)
+    for k, b in enumerate(spec.bodies):
+        J = np.diag(b.inertia) if np.ndim(b.inertia) == 1 else np.array(b.inertia)
+        T += 0.5 * b.mass * np.einsum("ni,ni->n", kin.rdot[k], kin.rdot[k])
+        T += 0.5 * np.einsum("ni,ij,nj->n", kin.w[k], J, kin.w[k])
+        V -= b.mass * kin.r[k] @ g
+    for f in spec.forces:
+        if f.kind != "bushing":
+            raise ValueError(f"the verdict knows undamped bushings only, not {f.kind}")
+        d = kin.point(f.body_b, f.point_a) - kin.point(f.body_a, f.point_a)
+        R = np.swapaxes(kin.carried(f.body_a), 1, 2) @ kin.carried(f.body_b)
+        angle, _ = _rotation_angles(R)
+        V += 0.5 * f.stiffness * np.einsum("ni,ni->n", d, d) + \
+            0.5 * f.rotational_stiffness * angle ** 2
+    return T, V
+
+
+def momenta(spec, q, v):
+    """(linear momentum, angular momentum about the centre of mass), global, (N, 3) each."""
+    kin = _Kinematics(spec, q, v)
+    m = np.array([b.mass for b in spec.bodies])
+    P = np.einsum("k,kni->ni", m, kin.rdot)
+    c = np.einsum("k,kni->ni", m, kin.r) / m.sum()
+    vc = P / m.sum()
+    L = np.zeros_like(P)
+    for k, b in enumerate(spec.bodies):
+        J = np.diag(b.inertia) if np.ndim(b.inertia) == 1 else np.array(b.inertia)
+        L += b.mass * np.cross(kin.r[k] - c, kin.rdot[k] - vc)
+        L += np.einsum("nij,jk,nk->ni", kin.A[k], J, kin.w[k])
+    return P, L
+
+
+def joint_errors(spec, q, v):
+    """{joint name: (gap (m), axis error (rad))} along a trajectory, shape (N,) each. The gap
+    is the distance between the two bodies' joint points (across the axis only for sliding
+    joints); the axis error the angle by which the joint's orientation rows are off."""
+    kin = _Kinematics(spec, q, v)
+    out = {}
+    for j in spec.joints:
+        if j.kind == "free":
+            continue
+        d = kin.point(j.child, j.point) - kin.point(j.parent, j.point)
+        ang = np.zeros(kin.N)
+        if j.kind in ("revolute", "cylindrical", "prismatic"):
+            ap, ac = kin.vector(j.parent, j.axis), kin.vector(j.child, j.axis)
+            ang = np.arctan2(np.linalg.norm(np.cross(ap, ac), axis=1),
+                             np.einsum("ni,ni->n", ap, ac))
+            if j.kind in ("cylindrical", "prismatic"):
+                d = d - np.einsum("ni,ni->n", d, ap)[:, None] * ap
+            if j.kind == "prismatic":       # and no twist about the axis
+                f0 = _unit_np(np.cross(j.axis, np.eye(3)[int(np.argmin(np.abs(j.axis)))]))
+                fp, fc = kin.vector(j.parent, f0), kin.vector(j.child, f0)
+                twist = np.arctan2(np.abs(np.einsum("ni,ni->n", np.cross(fp, fc), ap)),
+                                   np.einsum("ni,ni->n", fp, fc))
+                ang = np.maximum(ang, twist)
+        elif j.kind == "universal":
+            a1, a2 = kin.vector(j.parent, j.axis), kin.vector(j.child, j.axis2)
+            ang = np.abs(np.arcsin(np.clip(np.einsum("ni,ni->n", a1, a2), -1, 1)))
+        elif j.kind != "spherical":
+            raise ValueError(f"the verdict does not know {j.kind} joints")
+        out[j.name] = (np.linalg.norm(d, axis=1), ang)
+    return out
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The physics of one trajectory against issue 22's thresholds (shares, see below)."""
+
+    energy_created: float    # max(E - E0) / energy scale
+    energy_lost: float       # max(E0 - E) / energy scale
+    energy_scale: float      # J: max(T0 + V_bushings,0 + m_total |g| size, max T)
+    joint_gap: float         # largest joint gap / model size
+    axis_error: float        # rad, largest
+    worst_joint: str
+    momentum_drift: float    # free systems: max |P - P0 - M g t| / sqrt(2 M E_scale)
+    angular_drift: float     # free systems: max |L_c - L_c0| / sqrt(2 I_c E_scale)
+    wrong: tuple             # the thresholds crossed, as readable strings
+
+    @property
+    def right(self) -> bool:
+        return not self.wrong
+
+    def figures(self) -> str:
+        return (f"dE+ {self.energy_created:.3g}, dE- {self.energy_lost:.3g} of "
+                f"{self.energy_scale:.3g} J; gap {self.joint_gap:.2e} of size, axis "
+                f"{self.axis_error:.2e} rad ({self.worst_joint}); momentum {self.momentum_drift:.2e},"
+                f" angular {self.angular_drift:.2e}")
+
+
+def verdict(spec: SystemSpec, t, q, v) -> Verdict:
+    """Judge a trajectory (times t (N,), q (N, 7 n), v (N, 6 n)) by conservation laws and
+    the joints, from the states alone.
+
+    Energy scale: the larger of the initial kinetic (plus stored) energy plus
+    m_total |g| size and the peak kinetic energy. Free systems (nothing reaches the ground):
+    linear momentum must follow P0 + M g t and the angular momentum about the centre of mass
+    stay constant (uniform gravity has no moment about it); their scales are the momenta
+    a body of the system's mass (or its inertia about the initial centre of mass) would carry
+    with the energy scale.
+    """
+    t = np.asarray(t, dtype=float)
+    T, V = energies(spec, q, v)
+    E = T + V
+    _, V_grav_free = energies(dataclasses.replace(spec, gravity=(0.0, 0.0, 0.0)), q[:1], v[:1])
+    m_total = sum(b.mass for b in spec.bodies)
+    scale = max(T[0] + V_grav_free[0] + m_total * np.linalg.norm(spec.gravity) * spec.size,
+                T.max(), 1e-300)
+    created = float((E - E[0]).max() / scale)
+    lost = float((E[0] - E).max() / scale)
+    gap, axis_error, worst = 0.0, 0.0, ""
+    for name, (d, ang) in joint_errors(spec, q, v).items():
+        share = float(d.max() / spec.size)
+        if share > gap or ang.max() > axis_error:
+            worst = name
+        gap, axis_error = max(gap, share), max(axis_error, float(ang.max()))
+    drift = angular = 0.0
+    if is_free(spec):
+        P, L = momenta(spec, q, v)
+        g = np.asarray(spec.gravity, dtype=float)
+        expected = P[0] + m_total * np.outer(t - t[0], g)
+        drift = float(np.linalg.norm(P - expected, axis=1).max() / np.sqrt(2 * m_total * scale))
+        kin = _Kinematics(spec, q[:1], v[:1])
+        c0 = sum(b.mass * kin.r[k][0] for k, b in enumerate(spec.bodies)) / m_total
+        inertia = sum(b.mass * np.sum((kin.r[k][0] - c0) ** 2) + max(np.ravel(b.inertia))
+                      for k, b in enumerate(spec.bodies))
+        angular = float(np.linalg.norm(L - L[0], axis=1).max() / np.sqrt(2 * inertia * scale))
+    wrong = []
+    if created > ENERGY_CREATED:
+        wrong.append(f"energy created {created:.3g} of the scale")
+    if spec.conservative and lost > ENERGY_LOST:
+        wrong.append(f"energy lost {lost:.3g} of the scale")
+    if gap > JOINT_GAP:
+        wrong.append(f"joints apart {gap:.3g} of the size")
+    if axis_error > AXIS_ERROR:
+        wrong.append(f"axes off {axis_error:.3g} rad")
+    if drift > MOMENTUM_DRIFT:
+        wrong.append(f"momentum drift {drift:.3g}")
+    if angular > MOMENTUM_DRIFT:
+        wrong.append(f"angular momentum drift {angular:.3g}")
+    return Verdict(created, lost, float(scale), gap, axis_error, worst, drift, angular,
+                   tuple(wrong))
+
+
+# ---------------------------------------------------------------- the scipy reference
+
+
+def _quat_product(a, b):
+    return np.concatenate([[a[0] * b[0] - a[1:] @ b[1:]],
+                           a[0] * b[1:] + b[0] * a[1:] + np.cross(a[1:], b[1:])])
+
+
+def reference_trajectory(spec: SystemSpec, t_eval, rtol=1e-10, atol=1e-12):
+    """(q, v) of ``spec`` at ``t_eval`` (nlpdyn's row layout), integrated by scipy's DOP853
+    from the Newton-Euler equations written here: free bodies under gravity and undamped
+    bushings only (no ideal joints). Bushing loads from the potential k |d|^2 / 2 +
+    k_r |theta|^2 / 2: force -k d on the child at its point (+k d on the parent at its);
+    moment -k_r B theta on the child, +k_r B theta on the parent, B the parent's carried
+    rotation, theta the rotation vector of B^T times the child's carried rotation (the
+    variation of |theta|^2 / 2 under a small rotation is theta . J_l^-1 psi = theta . psi)."""
+    from scipy.integrate import solve_ivp
+    from scipy.spatial.transform import Rotation
+    if has_ideal_joints(spec):
+        raise ValueError("the reference covers free bodies and bushings, not ideal joints")
+    n = len(spec.bodies)
+    m = np.array([b.mass for b in spec.bodies])
+    J = [np.diag(b.inertia) if np.ndim(b.inertia) == 1 else np.array(b.inertia)
+         for b in spec.bodies]
+    Jinv = [np.linalg.inv(x) for x in J]
+    g = np.asarray(spec.gravity, dtype=float)
+    r0 = [np.asarray(b.position, dtype=float) for b in spec.bodies]
+    A0 = [quaternion_matrices(b.orientation)[0] for b in spec.bodies]
+    bushings = []
+    for f in spec.forces:
+        x0 = np.asarray(f.point_a, dtype=float)
+        local = [None if k == GROUND else A0[k].T @ (x0 - r0[k]) for k in (f.body_a, f.body_b)]
+        bushings.append((f.body_a, f.body_b, local, x0, f.stiffness, f.rotational_stiffness))
+
+    def rhs(_, y):
+        r, rd = y[:3 * n].reshape(n, 3), y[3 * n:6 * n].reshape(n, 3)
+        p, w = y[6 * n:10 * n].reshape(n, 4), y[10 * n:].reshape(n, 3)
+        A = quaternion_matrices(p)
+        F = m[:, None] * g[None, :]
+        tau = np.zeros((n, 3))                               # global, about the centres
+        for a, b, local, x0, k, kr in bushings:
+            xa = x0 if a == GROUND else r[a] + A[a] @ local[0]
+            xb = r[b] + A[b] @ local[1]
+            Ba = np.eye(3) if a == GROUND else A[a] @ A0[a].T
+            Bb = A[b] @ A0[b].T
+            theta = Rotation.from_matrix(Ba.T @ Bb).as_rotvec()
+            f = -k * (xb - xa)
+            moment = -kr * (Ba @ theta)
+            F[b] += f
+            tau[b] += np.cross(xb - r[b], f) + moment
+            if a != GROUND:
+                F[a] -= f
+                tau[a] += np.cross(xa - r[a], -f) - moment
+        dp = np.empty((n, 4))
+        dw = np.empty((n, 3))
+        for k in range(n):
+            nk = A[k].T @ tau[k]
+            dw[k] = Jinv[k] @ (nk - np.cross(w[k], J[k] @ w[k]))
+            dp[k] = 0.5 * _quat_product(p[k], np.concatenate([[0.0], w[k]]))
+        return np.concatenate([rd.ravel(), (F / m[:, None]).ravel(), dp.ravel(), dw.ravel()])
+
+    y0 = np.concatenate([np.ravel([b.position for b in spec.bodies]),
+                         np.ravel([b.velocity for b in spec.bodies]),
+                         np.ravel([_unit_np(b.orientation) for b in spec.bodies]),
+                         np.ravel([b.angular_velocity for b in spec.bodies])])
+    t_eval = np.asarray(t_eval, dtype=float)
+    sol = solve_ivp(rhs, (t_eval[0], t_eval[-1]), y0, method="DOP853", t_eval=t_eval,
+                    rtol=rtol, atol=atol)
+    if not sol.success:
+        raise RuntimeError(f"reference integration failed: {sol.message}")
+    Y = sol.y.T
+    r, rd = Y[:, :3 * n].reshape(-1, n, 3), Y[:, 3 * n:6 * n].reshape(-1, n, 3)
+    p, w = Y[:, 6 * n:10 * n].reshape(-1, n, 4), Y[:, 10 * n:].reshape(-1, n, 3)
+    q = np.concatenate([r, p], axis=2).reshape(len(t_eval), 7 * n)
+    v = np.concatenate([rd, w], axis=2).reshape(len(t_eval), 6 * n)
+    return q, v
