@@ -18,6 +18,7 @@ from .checks import UNIT_NORMALISE, is_number
 from .joints.ideal import Joint, Programmed, _Driver
 from .forces.elements import Gravity
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
+from .rotations import rotation_matrices
 from .projection import (GapProjector, independent_rows, normalise, position_change,
                          project_positions, project_velocities)
 from .result import Result
@@ -160,6 +161,12 @@ class StepperSettings:
     exceeded this fraction of the model's size after a step says so (a warning and
     ``Result.info["warnings"]``): the steps do not resolve the motion; a smaller h or
     ``projection=True`` does."""
+    momentum_warning: float = 0.01
+    """A free system (nothing tied to the ground, no applied loads, no programmed or velocity
+    constraints; gravity allowed) whose momentum (linear, less gravity's impulse; angular
+    about the centre of mass) drifts by more than this share of its momentum in play (the
+    bodies' momenta summed by magnitude, at their largest) says so (a warning and
+    ``Result.info["warnings"]``)."""
     violation_check: float = 1e-4
     """A step that leaves joints apart by more than this fraction of the model's size is
     checked: Gauss-Newton must close them from the end of the step (10 iterations), else the
@@ -183,7 +190,7 @@ class StepperSettings:
             problems.append("initial_conditions must be 'project' or 'check'")
         for name in ("nlp_tol", "consistency_tol", "projection_tol", "check_tol", "regularization",
                      "gap_tol", "implicit_tol", "polish_tol", "nlp_mu_init", "energy_tol",
-                     "discretisation_warning", "drift_warning",
+                     "discretisation_warning", "drift_warning", "momentum_warning",
                      "violation_check", "friction_tol"):
             if not (is_number(getattr(self, name)) and getattr(self, name) > 0):
                 problems.append(f"{name} must be > 0 (a finite number), got {getattr(self, name)!r}")
@@ -355,6 +362,7 @@ class Stepper:
         self._force_scale = cs.total_mass * (np.linalg.norm(system.gravity) + 1.0)
         self._model_size = cs.model_size
         self._drift_rows()
+        self._momentum_bodies = _momentum_bodies(system, cs)
         # lifting the model by its size at |g| + 1 m/s^2: the round-off floor's scale when
         # nothing moves
         self._energy_unit = self._force_scale * self._model_size
@@ -413,6 +421,10 @@ class Stepper:
         self._energy_scale = 0.0    # the largest kinetic + stored energy of a step so far
         # the largest share of drift_warning a joint reached after a step: (share, t, what)
         self._drift = (0.0, self.t, "")
+        if self._momentum_bodies is not None:
+            P, L, scale = _momenta(self._momentum_bodies, self.q, self.v)
+            # the start's momenta, the momenta in play so far, the largest drift's share and when
+            self._momentum = (P, L, self.t, scale, (0.0, self.t, ""))
         self.program.reset_qp()
         for scheme in (self.contact.primary, self.contact.fallback):
             if scheme is not None:
@@ -964,7 +976,38 @@ class Stepper:
         projection's change of the user's state, the discretisation's energy
         (:meth:`discretisation_note`), joints left apart (:meth:`drift_note`)."""
         return [note for note in (self.initial_projection.get("note", ""),
-                                  self.discretisation_note(), self.drift_note()) if note]
+                                  *self.run_notes()) if note]
+
+    def run_notes(self) -> list[str]:
+        """What the steps of the run say of their discretisation: energy, joint drift and
+        (free systems) momentum drift, each beyond its setting."""
+        return [note for note in (self.discretisation_note(), self.drift_note(),
+                                  self.momentum_note()) if note]
+
+    def _record_momentum(self, q1, v1, t1):
+        P0, L0, t0, scale, worst = self._momentum
+        P, L, now = _momenta(self._momentum_bodies, q1, v1)
+        scale = np.maximum(scale, now)
+        gravity = self.cs.total_mass * np.asarray(self.system.gravity, dtype=float) * (t1 - t0)
+        shares = (np.linalg.norm(P - P0 - gravity) / max(scale[0], 1e-300),
+                  np.linalg.norm(L - L0) / max(scale[1], 1e-300))
+        share = max(shares) / self.settings.momentum_warning
+        if share > worst[0]:
+            kind = "linear" if shares[0] >= shares[1] else "angular"
+            worst = (share, t1, f"its {kind} momentum drifted by {max(shares):.2%} of the "
+                                f"momentum in play")
+        self._momentum = (P0, L0, t0, scale, worst)
+
+    def momentum_note(self) -> str:
+        """A note when a free system's momentum drifted beyond ``momentum_warning``."""
+        if self._momentum_bodies is None:
+            return ""
+        share, when, what = self._momentum[4]
+        if not share > 1.0:
+            return ""
+        return (f"the system is free, yet {what} by t = {when:.6g} (momentum_warning = "
+                f"{self.settings.momentum_warning:g}): the steps do not resolve the motion; "
+                "a smaller h does")
 
     def _drift_rows(self):
         """Per constraint element, its distance rows (they move with a body's centre: m) and
@@ -1059,6 +1102,8 @@ class Stepper:
             min_gap = np.array([gaps.min() if gaps.size else np.inf])
         if float(viol[0]) > self._drift_floor:
             self._record_drift(q1, t1)
+        if self._momentum_bodies is not None:
+            self._record_momentum(q1, v1, t1)
         if sol.solver not in ("direct",) and self.cs.n_gap + self.cs.n_eq:
             self._lam_qp = -np.concatenate((sol.P_eq, sol.P_g))
         self._contact_force = lam
@@ -1093,6 +1138,39 @@ class Stepper:
                         outcome.scheme, outcome.fallback, outcome.error, proj_energy,
                         mu, lam, gaps, Pi_g, impact,
                         None if sol.P_t is None else sol.P_t / sol.h)
+
+
+def _momentum_bodies(system, cs):
+    """Masses and body-frame inertias when the system's momentum is conserved (less
+    gravity's impulse): no element touches the ground, every force element but gravity acts
+    between bodies, no programmed or velocity constraint; else None."""
+    for el in system.elements:
+        bodies = getattr(el, "bodies", ())
+        if any(b.is_ground for b in bodies) or isinstance(el, Programmed):
+            return None
+        if not isinstance(el, Gravity) and len({id(b) for b in bodies}) < 2:
+            return None
+    if not cs.n_bodies:
+        return None
+    return (np.array([b.mass for b in cs.bodies], dtype=float),
+            np.array([b.inertia for b in cs.bodies], dtype=float))
+
+
+def _momenta(bodies, q, v):
+    """Linear momentum, angular momentum about the centre of mass, and the momenta in play
+    (the bodies' linear momenta, and their angular momenta about the centre of mass, summed
+    by magnitude)."""
+    m, J = bodies
+    q, v = np.reshape(q, (-1, 7)), np.reshape(v, (-1, 6))
+    A = rotation_matrices(q[:, 3:] / np.linalg.norm(q[:, 3:], axis=1, keepdims=True))
+    p = m[:, None] * v[:, :3]
+    centre = m @ q[:, :3] / m.sum()
+    spin = np.einsum("nij,njk,nk->ni", A, J, v[:, 3:])
+    orbit = np.cross(q[:, :3] - centre, p - m[:, None] * (p.sum(axis=0) / m.sum()))
+    P, L = p.sum(axis=0), (orbit + spin).sum(axis=0)
+    in_play = np.array([np.linalg.norm(p, axis=1).sum(),
+                        np.linalg.norm(orbit, axis=1).sum() + np.linalg.norm(spin, axis=1).sum()])
+    return P, L, in_play
 
 
 def _unmet(cs, residual) -> str:
@@ -1323,7 +1401,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
             bar.close()
         recorder.finish(stepper)
         if status == 0 and stepper.settings.strict:
-            notes = [n for n in (stepper.discretisation_note(), stepper.drift_note()) if n]
+            notes = stepper.run_notes()
             if notes:
                 status, message = -1, "strict: " + "; ".join(notes)
         res = build_result(stepper, recorder, status, message)
