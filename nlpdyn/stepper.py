@@ -938,14 +938,14 @@ class Stepper:
                 return False, (f"joint rows solved as redundant are violated by {dropped:.3e} "
                                f"(worst: {worst[0]} row {worst[1]}): the constraints contradict "
                                "each other")
-        if not ((check[:3] < self._check_limits).all() and check[3] < 1e-2
-                and np.isfinite(check[4])):
+        if not np.isfinite(check[:5]).all():
+            return False, f"non-finite numbers in the step's solution (solver status {sol.status!r})"
+        if not ((check[:3] < self._check_limits).all() and check[3] < 1e-2):
             labels = ("linearised joint rows violated (relative)", "linearised gap rows violated "
                       "(relative)", "EOM residual (relative)", "Euler-parameter norm error")
             for label, value, limit in zip(labels, check[:4], [*self._check_limits, 1e-2]):
                 if not value < limit:
                     return False, f"{label} {value:.3e}"
-            return False, "non-finite state"
         return self._check_true_quantities(sol, out)
 
     def _check_true_quantities(self, sol, out) -> tuple[bool, str]:
