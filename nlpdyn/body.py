@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 import casadi as ca
 import numpy as np
 
-from .checks import (as_array, as_number, as_unit_vector, as_vector, is_number, name_problems,
-                     show, vector_problems)
+from .checks import (LARGEST_MASS, SMALLEST_MASS, as_array, as_number, as_unit_vector,
+                     as_vector, is_number, mass_range_problems, name_problems, show,
+                     vector_problems)
 from .geometry import geometry_problems
 from .rotations import from_rotation_matrix, normalised_rotation_matrix, rotation_matrix
 
@@ -92,6 +93,8 @@ class RigidBody:
         out = name_problems(tag, self.name)
         if not (is_number(self.mass) and self.mass > 0):
             out.append(f"{tag}: mass must be positive and finite, got {show(self.mass)}")
+        else:
+            out += mass_range_problems(tag, "mass", self.mass, "kg")
         I = self.inertia
         if not (isinstance(I, np.ndarray) and I.shape == (3, 3) and np.all(np.isfinite(I))):
             out.append(f"{tag}: inertia must be 3 principal moments or a 3x3 matrix of finite "
@@ -102,6 +105,9 @@ class RigidBody:
             eig = np.linalg.eigvalsh(0.5 * (I + I.T))
             if eig.min() <= 0:
                 out.append(f"{tag}: inertia must be positive definite, eigenvalues {eig}")
+            elif eig.min() < SMALLEST_MASS or eig.max() > LARGEST_MASS:
+                out += mass_range_problems(tag, "principal moments of inertia",
+                                           eig[0] if eig[0] < SMALLEST_MASS else eig[-1], "kg m^2")
             elif eig[0] + eig[1] < eig[2] * (1 - 1e-9):
                 out.append(f"{tag}: principal moments {eig} violate the triangle inequality")
         for label in ("position", "velocity", "angular_velocity"):

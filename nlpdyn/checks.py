@@ -8,6 +8,8 @@ the element and the function when they fail or return the wrong size.
 """
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import inspect
 import os
 import re
@@ -104,6 +106,12 @@ def is_number(value) -> bool:
     """True for a finite real number (booleans are not numbers here)."""
     return isinstance(value, (int, float, np.integer, np.floating)) \
         and not isinstance(value, (bool, np.bool_)) and bool(np.isfinite(value))
+
+
+def is_choice(value, choices) -> bool:
+    """True when ``value`` is one of ``choices`` (strings, and None if it is one of them).
+    Only strings are compared: ``array in choices`` raises."""
+    return (value is None and None in choices) or (isinstance(value, str) and value in choices)
 
 
 def is_vector(value, size=3) -> bool:
@@ -210,3 +218,209 @@ def call_user_function(owner, name, fun, args, size=None):
                               "(a math or numpy function applied to a CasADi symbol gives "
                               "nan: use ca.exp, ca.sqrt, ...)"])
     return column
+
+
+# ------------------------------------------------------------------ physical ranges
+# Masses and principal moments must lie in [SMALLEST_MASS, LARGEST_MASS], where their squares
+# and their inverses' squares are normal floats (1e-320 kg is subnormal: 1/m overflows).
+SMALLEST_MASS = float(np.sqrt(np.finfo(float).tiny))        # 1.5e-154
+LARGEST_MASS = 1.0 / SMALLEST_MASS                          # 6.7e153
+
+
+def mass_range_problems(owner, name, value, unit) -> list[str]:
+    """[] when ``value`` (a positive finite number) is within [SMALLEST_MASS, LARGEST_MASS]."""
+    if SMALLEST_MASS <= value <= LARGEST_MASS:
+        return []
+    return [f"{owner}: {name} must be within [{SMALLEST_MASS:.3g}, {LARGEST_MASS:.3g}] {unit} "
+            f"(where squares of masses and of their inverses are normal floats), "
+            f"got {show(value)}"]
+
+
+# ------------------------------------------------------------------ run arguments
+# A step below TIME_RESOLUTION * max(1, |t|) does not move t (the stepper's round-off), and a
+# run of more than MAX_STEPS steps would take days (28 h at 0.1 ms a step): both are refused.
+TIME_RESOLUTION = 1e-12
+MAX_STEPS = 1e9
+# arguments of Stepper and simulate besides the settings' fields (offered for a misspelt keyword)
+STEPPER_ARGUMENTS = ("system", "h", "settings", "t0")
+SIMULATE_ARGUMENTS = (*STEPPER_ARGUMENTS, "t_end", "progress", "output_every", "t_eval")
+
+
+def real_number(value):
+    """``value`` as a float when it is one real number (a 0-d numpy array counts; booleans,
+    strings and complex numbers do not), else None. Not checked for being finite."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (int, float, np.integer, np.floating)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:           # an int beyond the floats
+        return float(np.sign(value)) * np.inf
+
+
+def _finite(value):
+    x = real_number(value)
+    return x if x is not None and np.isfinite(x) else None
+
+
+def time_problems(t0, t_end=None, need_end=False) -> list[str]:
+    """What is wrong with the start time ``t0`` and (when ``need_end``) the end ``t_end``."""
+    out = []
+    start = _finite(t0)
+    if start is None:
+        out.append(f"t0 must be a finite number (s), got {show(t0)}")
+    if need_end:
+        end = real_number(t_end)
+        if end is None:
+            out.append(f"t_end must be a finite number (s), got {show(t_end)}")
+        elif start is not None and not (np.isfinite(end) and end > start):
+            out.append(f"t_end must be finite and greater than t0 = {start}, got {end}")
+    return out
+
+
+def time_span(t0, t_end):
+    """(t0, t_end) as floats when both are valid, else (-inf, inf)."""
+    if time_problems(t0, t_end, need_end=True):
+        return -np.inf, np.inf
+    return float(t0), float(t_end)
+
+
+def step_size_problems(h, t0=0.0, t_end=None):
+    """(problems, (h_min, h_max)) of a step size ``h`` or a pair (h_min, h_max); the bounds
+    are None when there are problems. A step below the time resolution at ``t0`` and
+    ``t_end`` (those of them that are finite numbers) is refused, and with both a run of
+    more than MAX_STEPS steps."""
+    single = real_number(h) is not None
+    if single:
+        given = [h]
+    elif isinstance(h, (tuple, list, np.ndarray)) and np.ndim(h) == 1 and len(h) == 2:
+        given = list(h)
+    else:
+        return [f"h must be a step size or a pair (h_min, h_max) in s, got {show(h)}"], None
+    out = []
+    bounds = [real_number(x) for x in given]
+    for label, value, x in zip(("h_min", "h_max"), given, bounds):
+        if x is None:
+            out.append(f"h: {label} must be a number (s), got {show(value)}")
+        elif not (np.isfinite(x) and x > 0):
+            out.append(f"{label} must be positive and finite, got {x}")
+    if out:
+        return out, None
+    h_min, h_max = bounds * 2 if single else bounds
+    if h_min > h_max:
+        return [f"h_min > h_max ({h_min} > {h_max})"], None
+    times = [t for t in (_finite(t0), _finite(t_end)) if t is not None]
+    floor = TIME_RESOLUTION * max(1.0, *map(abs, times))
+    if h_min < floor:
+        out.append(f"{'h' if single else 'h_min'} = {h_min:g} s is below the time resolution "
+                   f"{floor:.3g} s ({TIME_RESOLUTION:g} max(1, |t|): a step this small does "
+                   "not move t)")
+    elif len(times) == 2 and (times[1] - times[0]) / h_max > MAX_STEPS:
+        out.append(f"{'h' if single else 'h_max'} = {h_max:g} s needs "
+                   f"{(times[1] - times[0]) / h_max:.3g} steps from t0 to t_end, more than "
+                   f"{MAX_STEPS:.0e}: use a larger step")
+    return out, (None if out else (h_min, h_max))
+
+
+def settings_problems(settings, options, settings_class, arguments=()):
+    """(problems, ``settings`` with the keyword ``options`` applied, or None when there are
+    problems). ``settings``: None or a ``settings_class`` instance; ``options``: keywords,
+    each a field of ``settings_class`` (an unknown one is named with the closest field or
+    argument in ``arguments``, all of them at once)."""
+    out = []
+    base = settings
+    if settings is None or isinstance(settings, dict):
+        if isinstance(settings, dict):
+            out.append(f"settings must be a {settings_class.__name__}, got a dict: pass "
+                       f"{settings_class.__name__}(**d) or its entries as keywords")
+        base = settings_class()
+    elif not isinstance(settings, settings_class):
+        out.append(f"settings must be a {settings_class.__name__} or None, got "
+                   f"{type(settings).__name__}")
+        base = settings_class()
+    names = [f.name for f in dataclasses.fields(settings_class)]
+    for key in options:
+        if key not in names:
+            close = difflib.get_close_matches(key, [*names, *arguments], n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            out.append(f"unknown keyword {key!r} (not an argument nor a "
+                       f"{settings_class.__name__} field{hint})")
+    try:
+        merged = dataclasses.replace(base, **{k: v for k, v in options.items() if k in names})
+    except ModelError as err:
+        out += err.problems
+        merged = None
+    return out, (None if out else merged)
+
+
+def flag_problems(name, value) -> list[str]:
+    """[] when ``value`` is None, True or False."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return []
+    return [f"{name} must be True, False or None, got {show(value)}"]
+
+
+def system_problems(system) -> list[str]:
+    """[] when ``system`` is an nlpdyn System."""
+    from .system import System      # system.py imports this module
+    if isinstance(system, System):
+        return []
+    return [f"system must be an nlpdyn System, got {type(system).__name__}"]
+
+
+def raise_problems(problems, system, t0) -> None:
+    """Raise one ModelError listing ``problems`` (a run's arguments) and then the model's
+    own (``System.problems``), when there are any of the first."""
+    if not problems:
+        return
+    model = [] if system_problems(system) else system.problems(_finite(t0) or 0.0)
+    raise ModelError([*problems, *model])
+
+
+def _run_problems(system, h, settings, t0, t_end, options, settings_class, arguments,
+                  need_end):
+    """(problems, merged settings, (h_min, h_max)) of a run's arguments; ``need_end`` False:
+    a Stepper's (no end time)."""
+    problems = system_problems(system) + time_problems(t0, t_end, need_end)
+    more, settings = settings_problems(settings, options, settings_class, arguments)
+    problems += more
+    more, bounds = step_size_problems(h, t0, t_end)
+    problems += more
+    if settings is not None and bounds is not None and settings.step_control == "fixed" \
+            and bounds[0] != bounds[1]:
+        problems.append(f"step_control 'fixed' needs one step size, got bounds {bounds}")
+    return problems, settings, bounds
+
+
+def stepper_arguments(system, h, settings, t0, options, settings_class):
+    """(settings with the keyword ``options`` applied, (h_min, h_max)) of a Stepper's
+    arguments, else a ModelError listing what is wrong with them and with the model."""
+    problems, settings, bounds = _run_problems(system, h, settings, t0, None, options,
+                                               settings_class, STEPPER_ARGUMENTS, False)
+    raise_problems(problems, system, t0)
+    return settings, bounds
+
+
+def run_problems(system, t_end, h, settings, progress, t0, output_every, options,
+                 settings_class) -> list[str]:
+    """What is wrong with the arguments of ``simulate`` (``t_eval`` aside); the model's own
+    problems are added by :func:`raise_problems`."""
+    problems, _, _ = _run_problems(system, h, settings, t0, t_end, options, settings_class,
+                                   SIMULATE_ARGUMENTS, True)
+    problems += flag_problems("progress", progress)
+    if isinstance(output_every, (bool, np.bool_)) or not (
+            isinstance(output_every, (int, np.integer)) and output_every >= 1):
+        problems.append(f"output_every must be a whole number >= 1, got {show(output_every)}")
+    return problems
+
+
+def step_end(t_end):
+    """``t_end`` of ``Stepper.step`` as a float (None stays None), else a ModelError."""
+    if t_end is None:
+        return None
+    end = real_number(t_end)
+    if end is None or np.isnan(end):
+        raise ModelError([f"t_end must be a number (s) or None, got {show(t_end)}"])
+    return end

@@ -14,7 +14,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .assembly import LedgerTotals, Recorder, build_result
-from .checks import UNIT_NORMALISE, is_number
+from .checks import (UNIT_NORMALISE, is_choice, is_number, raise_problems, run_problems,
+                     step_end, step_size_problems, stepper_arguments, time_span)
 from .joints.ideal import Joint, Programmed, _Driver
 from .forces.elements import Gravity
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
@@ -180,14 +181,15 @@ class StepperSettings:
 
     def __post_init__(self):
         problems = []
-        if self.step_control is not None and self.step_control not in STEP_CONTROLS:
+        if not is_choice(self.step_control, (None, *STEP_CONTROLS)):
             problems.append(f"step_control must be one of {STEP_CONTROLS}, got {self.step_control!r}")
-        if self.form not in FORMS:
+        if not is_choice(self.form, FORMS):
             problems.append(f"form must be one of {FORMS}, got {self.form!r}")
-        if self.solver not in (None, "direct", "qp", "ipopt"):
+        if not is_choice(self.solver, (None, "direct", "qp", "ipopt")):
             problems.append(f"solver must be 'direct', 'qp' or 'ipopt', got {self.solver!r}")
-        if self.initial_conditions not in ("project", "check"):
-            problems.append("initial_conditions must be 'project' or 'check'")
+        if not is_choice(self.initial_conditions, ("project", "check")):
+            problems.append(f"initial_conditions must be 'project' or 'check', got "
+                            f"{self.initial_conditions!r}")
         for name in ("nlp_tol", "consistency_tol", "projection_tol", "check_tol", "regularization",
                      "gap_tol", "implicit_tol", "polish_tol", "nlp_mu_init", "energy_tol",
                      "discretisation_warning", "drift_warning", "momentum_warning",
@@ -223,12 +225,12 @@ class StepperSettings:
                                                and ca.has_conic(self.qp_solver)):
             problems.append(f"qp_solver {self.qp_solver!r} is not a QP plugin of this CasADi "
                             "(e.g. 'qpoases', 'proxqp', 'osqp', 'daqp', 'qrqp')")
-        if self.contact not in SCHEMES:
+        if not is_choice(self.contact, SCHEMES):
             problems.append(f"contact must be one of {SCHEMES}, got {self.contact!r}")
-        if self.contact_fallback not in (None, *SCHEMES):
+        if not is_choice(self.contact_fallback, (None, *SCHEMES)):
             problems.append(f"contact_fallback must be None or one of {SCHEMES}, "
                             f"got {self.contact_fallback!r}")
-        if self.nlp_method not in ("bisection", "ipopt"):
+        if not is_choice(self.nlp_method, ("bisection", "ipopt")):
             problems.append(f"nlp_method must be 'bisection' or 'ipopt', got {self.nlp_method!r}")
         if problems:
             raise ModelError(problems)
@@ -270,12 +272,11 @@ class StepInfo:
 
 
 def _step_bounds(h) -> tuple[float, float]:
-    if np.ndim(h) == 0:
-        return float(h), float(h)
-    arr = np.asarray(h, dtype=float).ravel()
-    if arr.size != 2:
-        raise ModelError([f"h must be a step size or a pair (h_min, h_max), got {h!r}"])
-    return float(arr[0]), float(arr[1])
+    """(h_min, h_max) of a step size or a pair, else a ModelError naming h."""
+    problems, bounds = step_size_problems(h)
+    if problems:
+        raise ModelError(problems)
+    return bounds
 
 
 class Stepper:
@@ -300,20 +301,9 @@ class Stepper:
 
     def __init__(self, system: System, h, settings: StepperSettings | None = None, t0: float = 0.0,
                  **overrides):
-        settings = settings or StepperSettings()
-        if overrides:
-            settings = StepperSettings(**{**_as_dict(settings), **overrides})
+        settings, (h_min, h_max) = stepper_arguments(system, h, settings, t0, overrides,
+                                                     StepperSettings)
         self.settings = settings
-        h_min, h_max = _step_bounds(h)
-        problems = []
-        if not (np.isfinite(h_min) and h_min > 0):
-            problems.append(f"h_min must be positive and finite, got {h_min}")
-        if not (np.isfinite(h_max) and h_max > 0):
-            problems.append(f"h_max must be positive and finite, got {h_max}")
-        if h_min > h_max:
-            problems.append(f"h_min > h_max ({h_min} > {h_max})")
-        if problems:
-            raise ModelError(problems)
         self.h_min, self.h_max = h_min, h_max
         control = settings.step_control or ("fixed" if h_min == h_max else "adaptive")
         if control == "fixed" and h_min != h_max:
@@ -635,6 +625,7 @@ class Stepper:
     def step(self, t_end: float | None = None) -> StepInfo:
         """Take one accepted step (never past ``t_end``); raise StepFailure if impossible."""
         tic = time.perf_counter()
+        t_end = step_end(t_end)
         remaining = np.inf if t_end is None else t_end - self.t
         if remaining <= 1e-12 * max(1.0, abs(self.t)):
             raise ValueError(f"already at t_end = {t_end} (t = {self.t})")
@@ -1350,15 +1341,10 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     >>> res.position("crank").shape                      # doctest: +SKIP
     (5001, 3)
     """
-    problems = []
-    if not (np.isfinite(t_end) and t_end > t0):
-        problems.append(f"t_end must be finite and greater than t0 = {t0}, got {t_end}")
-    if isinstance(output_every, bool) or not (isinstance(output_every, (int, np.integer))
-                                              and output_every >= 1):
-        problems.append(f"output_every must be a whole number >= 1, got {output_every!r}")
-    times = _output_times(t_eval, t0, t_end, output_every, problems)
-    if problems:
-        raise ModelError(problems)
+    problems = run_problems(system, t_end, h, settings, progress, t0, output_every, options,
+                            StepperSettings)
+    times = _output_times(t_eval, *time_span(t0, t_end), output_every, problems)
+    raise_problems(problems, system, t0)
     tic = time.perf_counter()
     stepper = Stepper(system, h, settings, t0=t0, **options)
     setup = time.perf_counter() - tic

@@ -23,6 +23,12 @@ RESERVED_NAMES = ("gravity",)
 OVERFLOW = 1e150
 """A force beyond this magnitude (N, N m) is named as the cause of a failed step: the step's
 energies square it past the largest float."""
+# Gravity beyond LARGEST_GRAVITY (m/s^2), or whose potential energy over the model's extent
+# (|g| m_total extent) is beyond LARGEST_ENERGY (J), is refused: forces, energies and their
+# sums over a run stay far from overflow (1.8e308). A neutron star's surface has 1e12 m/s^2.
+LARGEST_GRAVITY = 1e100
+LARGEST_ENERGY = 1e200
+
 NOT_FINITE_HINT = ("(a value outside a function's domain, or a math/numpy function applied to "
                    "a CasADi symbol: use ca.sqrt, ca.exp, ...)")
 
@@ -167,6 +173,7 @@ class System:
             problems += found
             if found:
                 invalid.add(id(b))
+        problems += self._gravity_scale_problems(invalid)
         known = {id(b) for b in self.bodies} | {id(self.ground)}
         joints = {id(j) for j in self.constraints}
         for el in self.elements:
@@ -185,6 +192,44 @@ class System:
             if found:
                 invalid.add(id(el))
         return problems, invalid
+
+    def _gravity_scale_problems(self, invalid) -> list[str]:
+        """Gravity whose magnitude or energy over the valid bodies overflows (LARGEST_GRAVITY,
+        LARGEST_ENERGY); the extent is the diagonal of the box around the bodies and the
+        origin (gravity's potential is measured from it), at least 1 m."""
+        g = self.gravity
+        if not (isinstance(g, np.ndarray) and g.shape == (3,) and np.all(np.isfinite(g))):
+            return []           # refused above
+        with np.errstate(over="ignore"):
+            size = float(np.linalg.norm(g))
+        if size > LARGEST_GRAVITY:
+            return [f"gravity must be at most {LARGEST_GRAVITY:g} m/s^2 in magnitude (forces "
+                    f"and energies kept far from overflow), got {show(g)}"]
+        bodies = [b for b in self.bodies if id(b) not in invalid]
+        if not bodies or size == 0:
+            return []
+        mass = sum(b.mass for b in bodies)
+        points = np.array([np.zeros(3), *(b.position for b in bodies)])
+        with np.errstate(over="ignore", invalid="ignore"):
+            extent = max(1.0, float(np.linalg.norm(points.max(axis=0) - points.min(axis=0))))
+            energy = float(np.float64(size) * mass * extent)
+        if energy <= LARGEST_ENERGY:
+            return []
+        return [f"gravity: |g| = {size:g} m/s^2 on {mass:g} kg of bodies over {extent:g} m "
+                f"makes energies of {energy:g} J, beyond {LARGEST_ENERGY:g} J (kept far from "
+                "overflow, 1.8e308)"]
+
+    def problems(self, t0: float = 0.0) -> list[str]:
+        """Every problem :meth:`compile` would raise at ``t0`` (empty when it compiles), found
+        without compiling: the system stays open to new bodies and elements."""
+        compiled = self._compiled
+        try:
+            if compiled is None or self._fingerprint != _fingerprint(self):
+                problems, invalid = self._check()
+                compiled = CompiledSystem(self, problems, invalid)
+            return compiled.initial_problems(t0)
+        except ModelError as err:
+            return err.problems
 
     def validate(self) -> None:
         """Check every body's and element's data; raise :class:`ModelError` listing all

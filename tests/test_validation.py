@@ -6,6 +6,7 @@ program is constructed once per run whatever h does.
 Tolerances (STYLE.md): identities <= 1e-12; the initial projections are solver-limited with
 ``projection_tol = 1e-12`` (positions) and an exact linear solve (velocities).
 """
+import dataclasses
 import math
 
 import casadi as ca
@@ -707,10 +708,114 @@ def test_several_bad_settings_in_one_error():
     assert len(err.value.problems) == 3
 
 
-def test_misspelt_setting_is_named(no_stepping):
-    """An unknown keyword is a TypeError (Python's convention) that names it."""
-    with pytest.raises(TypeError, match="step_contorl"):
-        nd.simulate(pendulum(), t_end=1.0, h=1e-3, progress=False, step_contorl="nlp")
+def test_misspelt_settings_are_all_named(no_stepping):
+    """Unknown keywords are a ModelError naming every one, with the closest field."""
+    with pytest.raises(nd.ModelError) as err:
+        nd.simulate(pendulum(), t_end=1.0, h=1e-3, progress=False, step_contorl="nlp",
+                    gap_iteration=3, zzz=1)
+    assert_named(err.value.problems, "'step_contorl' (not an argument nor a StepperSettings "
+                 "field; did you mean 'step_control'?)")
+    assert_named(err.value.problems, "'gap_iteration' (not an argument nor a StepperSettings "
+                 "field; did you mean 'gap_iterations'?)")
+    assert_named(err.value.problems, "'zzz' (not an argument nor a StepperSettings field)")
+    assert len(err.value.problems) == 3
+
+
+@pytest.fixture
+def no_solving(monkeypatch):
+    """A step that reaches the solver fails the test: the input must be refused before (a
+    run that would hang or overflow never starts)."""
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("a step was solved before the input was validated")
+    monkeypatch.setattr(Stepper, "_solve_with_retries", refuse)
+
+
+def pendulum_in(gravity):
+    s = pendulum()
+    s.gravity = np.array(gravity, dtype=float)
+    return s
+
+
+def run(*args, system=None, **kwargs):
+    """nd.simulate on the pendulum (or ``system``) from its arguments, progress bar off."""
+    return lambda: nd.simulate(pendulum() if system is None else system,
+                               *(args or (1.0, 1e-3)), **{"progress": False, **kwargs})
+
+
+@pytest.mark.parametrize("call, words", [
+    (run(1.0, None), ["h must be a step size or a pair", "got None"]),
+    (run(1.0, 1e-3 + 1j), ["h must be a step size or a pair", "(0.001+1j)"]),
+    (run(1.0, "1e-3"), ["h must be a step size or a pair", "got '1e-3'"]),
+    (run(1.0, True), ["h must be a step size or a pair", "got True"]),
+    (run(1.0, (1e-4, "1e-3")), ["h: h_max must be a number (s), got '1e-3'"]),
+    (run(1.0, 1e-300), ["h = 1e-300 s is below the time resolution 1e-12 s"]),
+    (run(1.0, (1e-300, 1e-3)), ["h_min = 1e-300 s is below the time resolution"]),
+    (run(1.0, 1e-10), ["h = 1e-10 s needs 1e+10 steps from t0 to t_end, more than 1e+09"]),
+    (run("1", 1e-3), ["t_end must be a finite number (s), got '1'"]),
+    (run(None, 1e-3), ["t_end must be a finite number (s), got None"]),
+    (run([1.0], 1e-3), ["t_end must be a finite number (s), got [1.0]"]),
+    (run(t0="0"), ["t0 must be a finite number (s), got '0'"]),
+    (run(foo=1), ["unknown keyword 'foo'"]),
+    (run(step_contol="nlp"), ["unknown keyword 'step_contol'", "did you mean 'step_control'?"]),
+    (lambda: Stepper(pendulum(), h=1e-3, bogus=1, fom="gauss"),
+     ["unknown keyword 'bogus'", "unknown keyword 'fom'", "did you mean 'form'?"]),
+    (run(settings={"form": "gauss"}),
+     ["settings must be a StepperSettings, got a dict: pass StepperSettings(**d)"]),
+    (run(settings=["gauss"]), ["settings must be a StepperSettings or None, got list"]),
+    (run(form=np.array([1.0, 2.0])), ["form must be one of"]),
+    (run(system={"bar": 1.0}), ["system must be an nlpdyn System, got dict"]),
+    (lambda: Stepper(pendulum(), h=1e-3).step(t_end="x"),
+     ["t_end must be a number (s) or None, got 'x'"]),
+    (run(progress="yes"), ["progress must be True, False or None, got 'yes'"]),
+    (run(output_every=2.0), ["output_every must be a whole number >= 1, got 2.0"]),
+    (run(system=pendulum(mass=1e-320)), ["body 'bar': mass must be within", "got 1e-320"]),
+    (run(system=pendulum(inertia=(1e-320, 1e-320, 1e-320))),
+     ["body 'bar': principal moments of inertia must be within", "got 1e-320"]),
+    (run(system=pendulum(mass=1e200)), ["body 'bar': mass must be within", "got 1e+200"]),
+    (run(system=pendulum_in(gravity=(0, 0, -1e300))),
+     ["gravity must be at most 1e+100 m/s^2", "got [0.0, 0.0, -1e+300]"]),
+    (run(system=pendulum(mass=1e150, position=(1e60, 0, 0))),
+     ["gravity: |g| = 9.81 m/s^2 on 1e+150 kg of bodies over 1e+60 m", "beyond 1e+200 J"]),
+], ids=lambda value: "call" if callable(value) else value[0][:48])
+def test_bad_input_is_named_before_stepping(call, words, no_solving):
+    """Every input once met with a raw Python error, accepted silently or run into a hang or
+    an overflow (issue 22) is a ModelError naming its culprit, before any step is solved."""
+    with pytest.raises(nd.ModelError) as err:
+        call()
+    for w in words:
+        assert_named(err.value.problems, w)
+
+
+def test_argument_and_model_problems_in_one_error(no_solving):
+    """Problems of the run's arguments and of the model come together, arguments first."""
+    with pytest.raises(nd.ModelError) as err:
+        nd.simulate(pendulum(mass=-1.0), t_end=-1.0, h=1e-3, progress=False)
+    assert err.value.problems == ["t_end must be finite and greater than t0 = 0.0, got -1.0",
+                                  "body 'bar': mass must be positive and finite, got -1.0"]
+    with pytest.raises(nd.ModelError) as err:
+        Stepper(pendulum(mass=-1.0), h="x", settings={"form": "gauss"}, nlp_tol=0.0, fom=1)
+    assert [p.split(" ")[0] for p in err.value.problems] == [
+        "settings", "unknown", "nlp_tol", "h", "body"]
+
+
+def test_a_refused_run_leaves_the_system_open():
+    """Gathering the model's problems with the arguments' does not compile (lock) it."""
+    s = pendulum()
+    with pytest.raises(nd.ModelError, match="t_end"):
+        nd.simulate(s, t_end=None, h=1e-3, progress=False)
+    assert not s.is_compiled
+    s.add_body("second", mass=1.0, inertia=(1, 1, 1))
+
+
+def test_every_setting_is_checked():
+    """A value that is no setting's (an object) is refused for every field, all at once:
+    a field added without a check fails here."""
+    names = [f.name for f in dataclasses.fields(nd.StepperSettings)]
+    with pytest.raises(nd.ModelError) as err:
+        nd.StepperSettings(**{name: object() for name in names})
+    named = [next((n for n in sorted(names, key=len, reverse=True) if p.startswith(n)), p)
+             for p in err.value.problems]
+    assert sorted(named) == sorted(names)
 
 
 def test_direct_solver_refuses_gaps(no_stepping):
