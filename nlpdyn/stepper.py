@@ -306,8 +306,6 @@ class Stepper:
         self.settings = settings
         self.h_min, self.h_max = h_min, h_max
         control = settings.step_control or ("fixed" if h_min == h_max else "adaptive")
-        if control == "fixed" and h_min != h_max:
-            raise ModelError([f"step_control 'fixed' needs one step size, got bounds ({h_min}, {h_max})"])
         self.step_control = control
         self.system = system
         self.cs: CompiledSystem = system.compile(t0=t0)
