@@ -438,10 +438,10 @@ class Result:
         ResultFileError
             This result would not load back as it is (inconsistent shapes, object arrays,
             ...); nothing is written.
-        TypeError, ValueError
+        ValueError
             The metadata (``info``, ``initial_projection``, ...) holds what JSON cannot:
-            anything but dicts with str keys, lists, tuples, str, numbers, bools and None;
-            nothing is written.
+            anything but dicts with str keys, lists, tuples, str, numbers, bools and None
+            (each such entry named by its keys, all at once); nothing is written.
 
         Notes
         -----
@@ -456,7 +456,11 @@ class Result:
         """
         target = _npz_path(path)
         arrays = {key: np.asarray(a) for key, a in self._arrays().items()}
-        text = json.dumps(_encode(self._meta()), allow_nan=False)
+        unsaveable = []
+        meta = {k: _encode(v, k, unsaveable) for k, v in self._meta().items()}
+        if unsaveable:
+            raise ValueError("cannot save the metadata:\n  - " + "\n  - ".join(unsaveable))
+        text = json.dumps(meta, allow_nan=False)
         problems = _problems(arrays, *_parse_meta(text))
         if problems:
             raise ResultFileError(target, problems, "cannot be written from this result")
@@ -883,21 +887,37 @@ def _npz_path(path) -> Path:
     return path if path.name.endswith(".npz") else path.with_name(path.name + ".npz")
 
 
-def _encode(x):
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def _encode(x, where="metadata", problems=None):
     """``x`` for strict JSON: numpy scalars and arrays as Python values, tuples as lists, and
-    non-finite floats as ``{"__float__": "nan" | "inf" | "-inf"}`` (:func:`_decode_float`)."""
+    non-finite floats as ``{"__float__": "nan" | "inf" | "-inf"}`` (:func:`_decode_float`).
+    What JSON cannot hold raises one ValueError naming every such entry by its keys."""
+    top = problems is None
+    problems = [] if top else problems
     if isinstance(x, dict):
-        if set(x) == {_FLOAT_TAG} or not all(isinstance(k, str) for k in x):
-            raise ValueError(f"metadata {reprlib.repr(x)}: keys must be str, and not "
-                             f"{_FLOAT_TAG!r} alone")
-        return {k: _encode(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_encode(v) for v in x]
-    if isinstance(x, (np.generic, np.ndarray)):
-        return _encode(x.tolist())
-    if isinstance(x, float) and not math.isfinite(x):
-        return {_FLOAT_TAG: repr(x)}
-    return x
+        if set(x) == {_FLOAT_TAG}:
+            problems.append(f"{where}: a dict whose only key is {_FLOAT_TAG!r} (reserved)")
+        bad = [k for k in x if not isinstance(k, str)]
+        if bad:
+            problems.append(f"{where}: keys must be str, got {reprlib.repr(bad)}")
+        out = {k: _encode(v, f"{where}[{k!r}]", problems) for k, v in x.items()}
+    elif isinstance(x, (list, tuple)):
+        out = [_encode(v, f"{where}[{i}]", problems) for i, v in enumerate(x)]
+    elif isinstance(x, (np.generic, np.ndarray)):
+        out = _encode(x.tolist(), where, problems)
+    elif isinstance(x, float) and not math.isfinite(x):
+        out = {_FLOAT_TAG: repr(x)}
+    elif isinstance(x, _JSON_SCALARS):
+        out = x
+    else:
+        problems.append(f"{where}: a {type(x).__name__} ({reprlib.repr(x)}) is not JSON: "
+                        "use dicts with str keys, lists, str, numbers, bools or None")
+        out = None
+    if top and problems:
+        raise ValueError("cannot save the metadata:\n  - " + "\n  - ".join(problems))
+    return out
 
 
 def _decode_float(obj: dict):

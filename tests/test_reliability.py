@@ -115,7 +115,7 @@ def test_verdict_flags_a_joint_pulled_apart():
     q = np.array([[x for b in spec.bodies for x in (*b.position, *b.orientation)]] * 2)
     v = np.array([[x for b in spec.bodies for x in (*b.velocity, *b.angular_velocity)]] * 2)
     assert S.verdict(spec, [0.0, 0.0], q[:1], v[:1]).joint_gap <= IDENTITY
-    q[1, 7 * (len(spec.bodies) - 1)] += 2e-3 * spec.size
+    q[1, 7 * (len(spec.bodies) - 1)] += 2e-3 * spec.extent
     assert S.verdict(spec, [0.0, 0.0], q, v).joint_gap > S.JOINT_GAP
 
 

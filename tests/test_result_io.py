@@ -570,3 +570,18 @@ def test_cli_lists_and_rejects(capsys):
     with pytest.raises(SystemExit):
         main(["no_such_problem"])
     assert "unknown problem 'no_such_problem'" in capsys.readouterr().err
+
+
+def test_metadata_json_cannot_hold_is_named_by_its_keys(pendulum_result, tmp_path):
+    """Anything in info that JSON cannot hold is named by its keys, every entry at once, and
+    nothing is written."""
+    res = copy.deepcopy(pendulum_result)
+    res.info["mine"] = {"a": object(), 3: 1}
+    res.info["ok"] = [1, {1, 2}]
+    with pytest.raises(ValueError) as err:
+        res.save(tmp_path / "r.npz")
+    text = str(err.value)
+    assert "info['mine']['a']: a object" in text
+    assert "info['mine']: keys must be str, got [3]" in text
+    assert "info['ok'][1]: a set" in text
+    assert not list(tmp_path.iterdir())
