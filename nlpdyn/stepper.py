@@ -5,6 +5,7 @@ import re
 import signal
 import threading
 import time
+import traceback
 import types
 import warnings
 from dataclasses import dataclass, field, fields
@@ -1348,7 +1349,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     setup = time.perf_counter() - tic
     recorder = Recorder(stepper, output_every)
     stepper._log = None       # the recorder keeps what the result needs (output_every)
-    status, message = 0, "reached t_end"
+    status, message, fault = 0, "reached t_end", ""
     bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
                bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
     last_update = stepper.t
@@ -1363,15 +1364,19 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
                 except StepFailure as err:
                     status, message = -1, str(err)
                     break
-                except (KeyboardInterrupt, SystemError) as err:
-                    if not _is_interrupt(err):
-                        raise
-                    # a second Ctrl-C inside the step: back to the last recorded step
+                except (KeyboardInterrupt, Exception) as err:
+                    # a second Ctrl-C inside the step, or a fault in it: back to the last
+                    # recorded step, keeping the run so far
                     stepper.t, stepper.q, stepper.v, stepper.z = start
                     stepper.gaps = saved[0]
                     stepper.ledger.truncate(saved[1])
                     recorder.drop_after(stepper)
-                    status, message = -1, f"interrupted at t = {stepper.t:.9g}"
+                    if _is_interrupt(err):
+                        status, message = -1, f"interrupted at t = {stepper.t:.9g}"
+                    else:
+                        status, message = -1, (f"step at t = {stepper.t:.9g} raised "
+                                               f"{type(err).__name__}: {err}")
+                        fault = traceback.format_exc()
                     break
                 if interrupts.requested:
                     status, message = -1, f"interrupted at t = {stepper.t:.9g}"
@@ -1392,6 +1397,8 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
         if times is not None:
             res = res._at_rows(_rows_at(res.t, times))
         res.info.update(setup_time=setup, wall_time=time.perf_counter() - tic)
+        if fault:
+            res.info["traceback"] = fault
         announced = stepper.initial_projection.get("note")     # warned as the stepper was built
         for note in res.info.get("warnings", []):
             if note != announced:

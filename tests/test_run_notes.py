@@ -224,3 +224,25 @@ def test_a_free_system_reports_its_momentum_drift(w, gravity, warned):
     assert np.abs(P - P[0]).max() <= 1e-9 * np.abs(P[0]).max(initial=1.0)
     assert bool(notes) == warned
     assert (drift > 0.01) == warned
+
+
+def test_a_fault_inside_a_step_keeps_the_run_so_far(monkeypatch):
+    """Any exception inside a step (here one planted in the sixth step's acceptance) ends
+    the run there: success False, the exception named, its traceback in info, the five
+    steps before it kept as they were."""
+    s = _bar((0, 0, 0))
+    reference = nd.simulate(s, 0.005, h=1e-3, progress=False)
+    accept, calls = nd.Stepper._accept, []
+
+    def faulty(self, *args):
+        calls.append(self.t)
+        if len(calls) == 6:
+            raise ZeroDivisionError("planted")
+        return accept(self, *args)
+
+    monkeypatch.setattr(nd.Stepper, "_accept", faulty)
+    res = nd.simulate(s, 0.01, h=1e-3, progress=False)
+    assert not res.success
+    assert res.message == "step at t = 0.005 raised ZeroDivisionError: planted"
+    assert "ZeroDivisionError" in res.info["traceback"]
+    assert np.array_equal(res.q, reference.q) and np.array_equal(res.t, reference.t)
