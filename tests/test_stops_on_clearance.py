@@ -17,18 +17,9 @@ from nlpdyn.forces.penalty_joints import (PenaltyCylindricalClearance, PenaltyRe
 from nlpdyn.rotations import from_rotation_matrix
 from problems.clearance_pendulum import build_rocking_wheel
 
-POINT = np.array([0.1, 0.02, -0.03])
-AXIS = np.array([1.0, 2.0, 2.0]) / 3.0
+from test_joint_stops import AXIS, POINT, _bodies   # the same two tilted bodies
+
 SQUARE = [(-0.01, -0.01), (0.01, -0.01), (0.01, 0.01), (-0.01, 0.01)]
-
-
-def _bodies(gravity=(0, 0, 0)):
-    s = nd.System(gravity=gravity)
-    a = s.add_body("a", 1.0, (0.01, 0.02, 0.03), position=(0, 0, 0),
-                   orientation=from_rotation_matrix(Rotation.from_rotvec([0.2, 0.1, -0.3]).as_matrix()))
-    b = s.add_body("b", 2.0, (0.02, 0.03, 0.04), position=(0.3, 0.1, 0),
-                   orientation=from_rotation_matrix(Rotation.from_rotvec([-0.4, 0.6, 0.1]).as_matrix()))
-    return s, a, b
 
 
 JOINTS = {
