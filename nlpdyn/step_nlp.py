@@ -206,7 +206,7 @@ class StepProgram:
         carried_start = z[cs.carry_energy_slot] if cs.n_carry else 0
         moving = [cs.kinetic(v0) + _stored(cs, t0, q0, z_el) + ca.fabs(carried_start),
                   cs.kinetic(v) + _stored(cs, t1, q1, z_el)]
-        c_end = Linv @ (0.5 * h * ca.sum2(step.G_V)) if cs.n_carry else ca.SX.zeros(nv)
+        c_end = Linv @ (0.5 * h * ca.sum2(step.C)) if cs.n_carry else ca.SX.zeros(nv)
         check = ca.vertcat(_max_abs(rows_eq1) / v_scale, -ca.fmin(_min_or_inf(rows_g1), 0) / v_scale,
                            _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v))
         core_in = [q0, v0, t0, h, y, P_eq, P_g, rows_eq1, rows_g1, impulse, Aybar_eq, Aybar_g,
@@ -309,19 +309,22 @@ class StepProgram:
         v_bar = 0.5 * (v0 + v1)
         step = self._step
         consistent = [j for j, *_ in cs.consistent]
-        # the energy-consistent elements' conservative work on the nodal velocities (h G_V .
-        # v1 = -dV, ``CompiledSystem.step_forces``); the rest of their conservative impulse's
-        # work on v_bar, and the change of the energy carried into the next step
-        # (``carried_energy``), go with the conservative forces' residual
+        # the energy-consistent elements' carried force's work on the nodal velocities (its
+        # conservative part h G_V . v1 = -dV, ``CompiledSystem.step_forces``); the rest of
+        # their carried impulse's work on v_bar, and the change of the energy carried into
+        # the next step (``carried_energy``), go with the conservative forces' residual
         applied = h * (step.Q.T @ v_bar)
         conservative = h * (step.Q_V.T @ v_bar)
         carried = ca.DM(0)
         if consistent:
-            nodal = h * (step.G_V[:, consistent].T @ v1)
+            # Q_V of these elements is their carried part: half the last step's force and
+            # half this one's (the discrete gradient and a "split" damping); its work on
+            # the nodal velocities is h C . v1, of which h G_V . v1 = -dV
+            nodal = h * (step.C[:, consistent].T @ v1)
             carried = (ca.sum1(conservative[consistent]) - ca.sum1(nodal)
                        + carried_end - self._sym["z"][cs.carry_energy_slot])
             applied[consistent] = applied[consistent] - conservative[consistent] + nodal
-            conservative[consistent] = nodal
+            conservative[consistent] = h * (step.G_V[:, consistent].T @ v1)
         joint_sum = ca.DM(_segment_sums([(r.start, r.stop) for r in cs.constraint_rows], cs.n_eq))
         joints = joint_sum @ (P_eq * Aybar_eq)
         gaps = P_g * Aybar_g

@@ -716,13 +716,16 @@ class CompiledSystem:
 
         - "explicit": Q at the start of the step;
         - "backward_euler": Q at the end;
-        - "implicit": h Q = h_last G_V,last / 2 + h G_V / 2 + h D, G_V = -T^T grad_d V(q0, q1)
-          the stored energy's discrete gradient (``nlpdyn.discrete_gradient``), D = [Q -
-          Q_V](t0 + h/2, (q0 + q1)/2, v1) the rest at the step's midpoint, applied whole (a
-          stiff damper resists in the step it is loaded). With q1 - q0 = h (T v1 + c) (T: the
-          step's kinematic map), the conservative part's balance is exact on the nodal
-          velocities u0 = v0 + M^-1 h_last G_V,last / 2, u1 = u0 + h M^-1 G_V:
-          T(u1) + V(q1) - T(u0) - V(q0) = 0 for the element alone.
+        - "implicit": h Q = h_last C_last / 2 + h C / 2 + h D_whole, C = G_V + D_split,
+          G_V = -T^T grad_d V(q0, q1) the stored energy's discrete gradient
+          (``nlpdyn.discrete_gradient``), D = [Q - Q_V](t0 + h/2, (q0 + q1)/2, v1) the rest
+          at the step's midpoint: carried with G_V (D_split) for ``damping_step`` "split",
+          applied whole in the step (D_whole) for "whole" (a stiff damper resists in the step
+          it is loaded). With q1 - q0 = h (T v1 + c) (T: the step's kinematic map), the
+          balance is exact on the nodal velocities u0 = v0 + M^-1 h_last C_last / 2,
+          u1 = u0 + h M^-1 C: T(u1) + V(q1) - T(u0) - V(q0) = h D_split . v1 for the
+          element alone (split: its own work; whole: off by ~ h^2 D M^-1 D / 2).
+          ``C``: the carried force; Q_V holds these elements' carried part.
 
         ``memory`` is the stepper's memory at the start of the step (z, then the carry);
         ``memory_end``: the memory at the end, whose carry holds this step's G_V (then ``T``
@@ -736,21 +739,36 @@ class CompiledSystem:
         QV_end = self.element_conservative_forces(t0 + h, q1, z)
         Q_mid = self.element_forces(tm, qm, v1, z)
         QV_mid = self.element_conservative_forces(tm, qm, z)
-        h_last, carried, last_V = self._carried(q0, memory)
+        h_last, carried, last_C = self._carried(q0, memory)
         G_V, D = ca.SX.zeros(self.nv, n_el), ca.SX.zeros(self.nv, n_el)
+        C = ca.SX.zeros(self.nv, n_el)
         if memory_end is not None:
-            G_V = self._carried(q0, memory_end)[2]
+            C = self._carried(q0, memory_end)[2]
+        split = ca.SX.zeros(self.nv, n_el)      # the damping that goes with the carry
         for j, coordinates, pullback, laws, _ in self.consistent:
+            D[:, j] = Q_mid[:, j] - QV_mid[:, j]
+            if self.force_elements[j].damping_step == "split":
+                split[:, j] = D[:, j]
             if memory_end is None:
                 # the laws may hold the elements' memory (the system's z): the step's
                 G_V[:, j] = ca.substitute(
                     -T.T @ discrete_gradient(lambda x: coordinates(x, tm),
                                              lambda x, w: pullback(x, tm, w), laws, q0, q1),
                     self.z_sym, z)
-            D[:, j] = Q_mid[:, j] - QV_mid[:, j]
+                C[:, j] = G_V[:, j] + split[:, j]
+            else:
+                G_V[:, j] = C[:, j] - split[:, j]
+        whole = D - split
         cols, cols_V, tangent = [], [], []
         Q_quarter = (self.element_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), v1, z)
                      if self.consistent else None)
+        if self.consistent and any(self.force_elements[j].damping_step == "split"
+                                   for j, *_ in self.consistent):
+            # a "split" damping acts with h / 2 in this step: half its derivative
+            QV_quarter = self.element_conservative_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), z)
+            for j, *_ in self.consistent:
+                if self.force_elements[j].damping_step == "split":
+                    Q_quarter[:, j] = 0.5 * (Q_quarter[:, j] + QV_quarter[:, j])
         for j, el in enumerate(self.force_elements):
             if el.evaluation == "explicit":
                 cols.append(Q_start[:, j])
@@ -761,15 +779,17 @@ class CompiledSystem:
                 cols_V.append(QV_end[:, j])
                 tangent.append(Q_end[:, j])
             else:
-                conservative = (0.5 * h_last * last_V[:, j] + 0.5 * h * G_V[:, j]) / h
-                cols.append(conservative + D[:, j])
-                cols_V.append(conservative)
+                # half of the step's force (discrete gradient and midpoint damping) now, half
+                # in the next step, after half of the last one's
+                carried_part = (0.5 * h_last * last_C[:, j] + 0.5 * h * C[:, j]) / h
+                cols.append(carried_part + whole[:, j])
+                cols_V.append(carried_part)
                 # the discrete gradient's derivative in q1 is half the Hessian at the
                 # midpoint (to first order in q1 - q0), and it acts with h / 2: the force at
                 # a quarter of the step, with v1, has the impulse's derivative in y
                 tangent.append(Q_quarter[:, j])
         return types.SimpleNamespace(Q=ca.horzcat(*cols), Q_V=ca.horzcat(*cols_V), G_V=G_V,
-                                     D=D, carried=carried, wrenches=self._wrenches(G_V, q0),
+                                     D=D, C=C, carried=carried, wrenches=self._wrenches(C, q0),
                                      tangent=ca.horzcat(*tangent))
 
     def carried_energy(self, t, q, v, C) -> float:

@@ -8,6 +8,7 @@ from ..body import BodyState
 from ..joints.base import Element
 
 EVALUATIONS = ("explicit", "implicit", "backward_euler")
+DAMPING_STEPS = ("split", "whole")
 
 
 class ForceElement(Element):
@@ -40,10 +41,24 @@ class ForceElement(Element):
       who want it).
 
     Each class sets its default from measurements; users may override it per instance.
+
+    ``damping_step`` says where an "implicit" element's damping (the law's part beyond its
+    stored energy, at the step's midpoint) acts:
+
+    - "split": like the stored energy's force, half in this step's impulse and half in the
+      next one's; the element's energy balance is then exact on the nodal velocities (the
+      loss is its own work column at any h), trapezoidal in the damping (a damper that
+      stops the motion within a step, h c / m >> 1, rings instead);
+    - "whole": all in this step (L-stable in the damping: a stiff damper resists in the step
+      it is loaded); the loss then differs from the work column by ~ h c / (2 m) of it.
+
+    Contact laws in joint stops and penalty joints default to "split", viscous elements
+    (bushings, the flexible links' sections) to "whole".
     """
 
     kind = "force"
     evaluation = "explicit"
+    damping_step = "whole"
     history_size = 0
 
     def wrenches(self, states: list[BodyState], t, history=None):
@@ -82,6 +97,9 @@ class ForceElement(Element):
         out = super().problems()
         if self.evaluation not in EVALUATIONS:
             out.append(f"{self.label}: evaluation must be one of {EVALUATIONS}, got {self.evaluation!r}")
+        if self.damping_step not in DAMPING_STEPS:
+            out.append(f"{self.label}: damping_step must be one of {DAMPING_STEPS}, got "
+                       f"{self.damping_step!r}")
         return out
 
 

@@ -75,6 +75,7 @@ class _JointStop(ForceElement):
     delta_lower = lower - s and delta_upper = s - upper (> 0 when penetrating)."""
 
     evaluation = "implicit"
+    damping_step = "split"
     joint_types: tuple = ()     # ideal joints; clearance joints count by their nominal joint
     unit = "m"
 

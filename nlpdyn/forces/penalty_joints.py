@@ -137,6 +137,7 @@ class PenaltyClearanceJoint(ForceElement):
 
     kind = "penalty clearance joint"
     evaluation = "implicit"
+    damping_step = "split"
 
     parent = _geometry_property("parent")
     child = _geometry_property("child")
