@@ -52,8 +52,10 @@ class ForceElement(Element):
     - "whole": all in this step (L-stable in the damping: a stiff damper resists in the step
       it is loaded); the loss then differs from the work column by ~ h c / (2 m) of it.
 
-    Contact laws in joint stops and penalty joints default to "split", viscous elements
-    (bushings, the flexible links' sections) to "whole".
+    Joint stops default to "split"; the other elements to "whole": viscous ones (bushings,
+    the flexible links' sections) may be stiff dampers, and a penalty joint in sustained
+    contact has a hysteresis damping that grows as its impact velocity shrinks (measured on
+    the stops so far).
     """
 
     kind = "force"

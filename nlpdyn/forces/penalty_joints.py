@@ -137,7 +137,6 @@ class PenaltyClearanceJoint(ForceElement):
 
     kind = "penalty clearance joint"
     evaluation = "implicit"
-    damping_step = "split"
 
     parent = _geometry_property("parent")
     child = _geometry_property("child")
