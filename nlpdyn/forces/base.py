@@ -52,10 +52,11 @@ class ForceElement(Element):
     - "whole": all in this step (L-stable in the damping: a stiff damper resists in the step
       it is loaded); the loss then differs from the work column by ~ h c / (2 m) of it.
 
-    Joint stops default to "split"; the other elements to "whole": viscous ones (bushings,
-    the flexible links' sections) may be stiff dampers, and a penalty joint in sustained
-    contact has a hysteresis damping that grows as its impact velocity shrinks (measured on
-    the stops so far).
+    Joint stops take their law's default (``ContactLaw.damping_step``: "split", "whole" for
+    the modified Kelvin-Voigt law, whose loading branch is a stiff damper); the other
+    elements "whole": viscous ones (bushings, the flexible links' sections) may be stiff
+    dampers, and a penalty joint in sustained contact has a hysteresis damping that grows
+    as its impact velocity shrinks (measured on the stops so far).
     """
 
     kind = "force"

@@ -75,7 +75,7 @@ class _JointStop(ForceElement):
     delta_lower = lower - s and delta_upper = s - upper (> 0 when penetrating)."""
 
     evaluation = "implicit"
-    damping_step = "split"
+    _damping_step = None
     joint_types: tuple = ()     # ideal joints; clearance joints count by their nominal joint
     unit = "m"
 
@@ -98,6 +98,17 @@ class _JointStop(ForceElement):
         return nominal_joint(self.joint)
 
     # ------------------------------------------------------------------ validation
+    @property
+    def damping_step(self) -> str:
+        """Where the law's damping acts (``ForceElement.damping_step``): as set, else the
+        law's default (``ContactLaw.damping_step``: "split", "whole" for the modified
+        Kelvin-Voigt law)."""
+        return self._damping_step or getattr(self.law, "damping_step", "split")
+
+    @damping_step.setter
+    def damping_step(self, value):
+        self._damping_step = value
+
     def problems(self):
         out = super().problems()
         ideal = self.ideal_joint
