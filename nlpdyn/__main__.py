@@ -19,6 +19,7 @@ import numbers
 import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 
@@ -314,8 +315,14 @@ def main(argv=None) -> int:
               f"{', '.join(b.name for b in system.bodies)}); --no-plot runs without it",
               file=sys.stderr)
         return 1
-    res = nd.simulate(system, t_end=t_end, h=h, progress=False if args.quiet else None,
-                      **options)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = nd.simulate(system, t_end=t_end, h=h, progress=False if args.quiet else None,
+                          **options)
+    said = set(res.info.get("warnings", []))      # the summary prints these once
+    for w in caught:
+        if str(w.message) not in said:
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
     t2 = time.perf_counter()
     print(res.summary())
     age = process_age()
