@@ -1332,7 +1332,26 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     Returns
     -------
     Result
-        Partial when a step fails: ``success`` is False and ``message`` says where and why.
+        Partial when a step fails (or raises, or Ctrl-C): ``success`` is False and
+        ``message`` says where and why; the steps before are kept. ``success`` True means
+        t_end was reached with every step within its tolerances; what the run shows as a
+        whole (discretisation energy, joint drift, momentum drift, the initial projection)
+        is in ``info["warnings"]``, or makes ``success`` False with ``strict=True``.
+
+    Raises
+    ------
+    ModelError
+        Before any step: every problem of the arguments (``h``, ``t_end``, ``t0``,
+        ``settings``, unknown keywords, ...) and of the model at once, each naming its
+        culprit.
+
+    Warns
+    -----
+    UserWarning
+        The initial state was projected onto the joints beyond round-off (per body, in its
+        units).
+    RuntimeWarning
+        Each of ``info["warnings"]`` but the projection's.
 
     Example
     -------
