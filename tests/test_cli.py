@@ -121,6 +121,15 @@ def test_options_reach_the_builder(capsys):
     assert "revolute_clearance=0.001" in capsys.readouterr().out
 
 
+def test_a_warning_is_said_once(recwarn, capsys):
+    """The slider-crank's IFToMM velocities are projected onto the joints: the summary says
+    so once ("warning: ..."), and it is not issued again as a Python warning."""
+    assert main(["slider_crank", "--t-end", "0.002", "--quiet", "--no-plot"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("warning: the initial state did not meet the joints") == 1
+    assert not [w for w in recwarn if "the initial state did not meet" in str(w.message)]
+
+
 BAD = [
     ([], "the problem name is required"),
     (["nope"], "unknown problem 'nope'"),
