@@ -890,12 +890,10 @@ def _npz_path(path) -> Path:
 _JSON_SCALARS = (str, int, float, bool, type(None))
 
 
-def _encode(x, where="metadata", problems=None):
+def _encode(x, where, problems):
     """``x`` for strict JSON: numpy scalars and arrays as Python values, tuples as lists, and
     non-finite floats as ``{"__float__": "nan" | "inf" | "-inf"}`` (:func:`_decode_float`).
-    What JSON cannot hold raises one ValueError naming every such entry by its keys."""
-    top = problems is None
-    problems = [] if top else problems
+    What JSON cannot hold is appended to ``problems``, named by ``where`` and its keys."""
     if isinstance(x, dict):
         if set(x) == {_FLOAT_TAG}:
             problems.append(f"{where}: a dict whose only key is {_FLOAT_TAG!r} (reserved)")
@@ -915,8 +913,6 @@ def _encode(x, where="metadata", problems=None):
         problems.append(f"{where}: a {type(x).__name__} ({reprlib.repr(x)}) is not JSON: "
                         "use dicts with str keys, lists, str, numbers, bools or None")
         out = None
-    if top and problems:
-        raise ValueError("cannot save the metadata:\n  - " + "\n  - ".join(problems))
     return out
 
 

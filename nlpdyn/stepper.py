@@ -148,9 +148,9 @@ class StepperSettings:
     below 0.032 (a jam in the slider-crank clearance notebook); an explicit stiff spring
     beyond its stability limit creates 0.94, a rod pushed past its reach 0.17."""
     strict: bool = False
-    """True: a run whose discretisation note (``discretisation_warning``) or drift note
-    (``drift_warning``) fires ends with ``success`` False and the note as its message,
-    keeping the trajectory; False (default): it succeeds and warns."""
+    """True: a run whose discretisation, drift or momentum note (``discretisation_warning``,
+    ``drift_warning``, ``momentum_warning``) fires ends with ``success`` False and the note
+    as its message, keeping the trajectory; False (default): it succeeds and warns."""
     discretisation_warning: float = 0.05
     """A run whose discretisation moved more energy than this share of the energy in play
     says so (a warning and ``Result.info["warnings"]``): the largest |residual + ideal joints'
@@ -963,8 +963,7 @@ class Stepper:
 
     def notes(self) -> list[str]:
         """What the run should say of itself (``Result.info["warnings"]``): the initial
-        projection's change of the user's state, the discretisation's energy
-        (:meth:`discretisation_note`), joints left apart (:meth:`drift_note`)."""
+        projection's change of the user's state, then :meth:`run_notes`."""
         return [note for note in (self.initial_projection.get("note", ""),
                                   *self.run_notes()) if note]
 
@@ -1014,14 +1013,14 @@ class Stepper:
         self._drift_floor = (self.settings.drift_warning * min(self._model_size, 1.0)
                              / np.sqrt(max(widest, 1)))
 
-    def _record_drift(self, q1, t1):
-        """Keep the joint farthest beyond its share of ``drift_warning`` after this step."""
-        phi = np.asarray(self.cs.phi(q1, t1)).ravel()
+    def _record_drift(self, phi, t1):
+        """Keep the joint farthest beyond its share of ``drift_warning`` after this step
+        (``phi``: the joint rows' |residuals| at its end)."""
         limit = self.settings.drift_warning
         for label, distance, axis in self._drift_groups:
             apart = np.linalg.norm(phi[distance])
             off = np.linalg.norm(phi[axis])
-            share = max(apart / (limit * (self._model_size or 1.0)), off / limit)
+            share = max(apart / (limit * self._model_size), off / limit)
             if share > self._drift[0]:
                 what = (f"{label} apart by {apart:.3g} m ({apart / self._model_size:.2g} of the "
                         f"model's size {self._model_size:.3g} m)" if apart / self._model_size >= off
@@ -1066,7 +1065,7 @@ class Stepper:
         sol, out = outcome.sol, outcome.out
         self._energy_high = max(self._energy_high, out[-1][6])
         self._energy_scale = max(self._energy_scale, out[-1][7])
-        (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, Pi_g, _, ledger, carry, _,
+        (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, Pi_g, _, ledger, carry, phi,
          _) = out
         t1 = self.t + sol.h
         proj_change = proj_energy = 0.0
@@ -1078,10 +1077,12 @@ class Stepper:
                     self._projector = GapProjector(self.cs, plugin, _QP_OPTIONS[plugin])
                 q_proj, _, _, _ = self._projector.project(q1, t1, tol=self.settings.projection_tol,
                                                                 max_iter=50)
-                viol_after = np.abs(np.asarray(self.cs.phi(q_proj, t1)).ravel()).max(initial=0.0)
+                phi = np.abs(np.asarray(self.cs.phi(q_proj, t1)).ravel())
+                viol_after = phi.max(initial=0.0)
             else:
                 q_proj, _, viol_after, _ = project_positions(self.cs, q1, t1,
                                                              tol=self.settings.projection_tol)
+                phi = None          # evaluated below only if the drift needs it
             proj_change = position_change(q1, q_proj, self.cs.n_bodies)
             z = self.z[:self.cs.n_history]
             proj_energy = (float(self.cs.potential(t1, q_proj, z))
@@ -1091,7 +1092,9 @@ class Stepper:
             gaps = np.asarray(self.cs.gap(q1)).ravel()
             min_gap = np.array([gaps.min() if gaps.size else np.inf])
         if float(viol[0]) > self._drift_floor:
-            self._record_drift(q1, t1)
+            if phi is None:
+                phi = np.abs(np.asarray(self.cs.phi(q1, t1)))
+            self._record_drift(np.asarray(phi, dtype=float).ravel(), t1)
         if self._momentum_bodies is not None:
             self._record_momentum(q1, v1, t1)
         if sol.solver not in ("direct",) and self.cs.n_gap + self.cs.n_eq:

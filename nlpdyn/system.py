@@ -745,9 +745,11 @@ class CompiledSystem:
         if memory_end is not None:
             C = self._carried(q0, memory_end)[2]
         split = ca.SX.zeros(self.nv, n_el)      # the damping that goes with the carry
+        split_columns = [j for j, *_ in self.consistent
+                         if self.force_elements[j].damping_step == "split"]
         for j, coordinates, pullback, laws, _ in self.consistent:
             D[:, j] = Q_mid[:, j] - QV_mid[:, j]
-            if self.force_elements[j].damping_step == "split":
+            if j in split_columns:
                 split[:, j] = D[:, j]
             if memory_end is None:
                 # the laws may hold the elements' memory (the system's z): the step's
@@ -762,13 +764,11 @@ class CompiledSystem:
         cols, cols_V, tangent = [], [], []
         Q_quarter = (self.element_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), v1, z)
                      if self.consistent else None)
-        if self.consistent and any(self.force_elements[j].damping_step == "split"
-                                   for j, *_ in self.consistent):
+        if split_columns:
             # a "split" damping acts with h / 2 in this step: half its derivative
             QV_quarter = self.element_conservative_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), z)
-            for j, *_ in self.consistent:
-                if self.force_elements[j].damping_step == "split":
-                    Q_quarter[:, j] = 0.5 * (Q_quarter[:, j] + QV_quarter[:, j])
+            for j in split_columns:
+                Q_quarter[:, j] = 0.5 * (Q_quarter[:, j] + QV_quarter[:, j])
         for j, el in enumerate(self.force_elements):
             if el.evaluation == "explicit":
                 cols.append(Q_start[:, j])
