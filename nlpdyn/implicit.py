@@ -30,15 +30,19 @@ REUSE_ERROR = 0.1   # largest share of the impulse's change between iterates H m
 class ImplicitLinearisation:
     """``linearisation(q0, t0, h, y_imp, z, b)`` -> (H nonzeros in ``pattern``, b + H y_imp)."""
 
-    def __init__(self, cs, q0, t0, h, y, z, Linv, b, element_Q):
+    def __init__(self, cs, q0, t0, h, y, z, Linv, b, element_Q, element_QV=None):
         """Symbols of the step program; ``b`` the implicit elements' impulse L^-1 Q_imp;
         ``element_Q`` (nv x n_elements) what each element exerts over the step, or a
         stand-in with the same derivative in y to first order (``CompiledSystem.step_forces``
         ``tangent``: the energy-consistent elements' discrete gradient is costly to
-        differentiate), expressions of y: H is built from it."""
+        differentiate), expressions of y: H is built from it. ``element_QV``: the stored
+        energy's part of ``element_Q`` (``tangent_V``), whose blocks for the energy-consistent
+        contact elements (``ForceElement.is_contact``) give their stiffness
+        (``contact_stiffness``)."""
         nv = cs.nv
         y_imp = ca.SX.sym("y_imp", nv)
         by_size: dict[int, list] = {}
+        contacts = []
         for j, el in enumerate(cs.force_elements):
             if el.evaluation == "explicit":
                 continue
@@ -49,7 +53,13 @@ class ImplicitLinearisation:
             b_el = ca.substitute(h * Linv[idx, idx] @ element_Q[idx, j], y, y_imp)
             J = -ca.jacobian(b_el, y_imp[idx])
             by_size.setdefault(len(idx), []).append((idx, ca.vec(0.5 * (J + J.T))))
+            if el.is_contact and el.evaluation == "implicit" and element_QV is not None:
+                b_V = ca.substitute(h * Linv[idx, idx] @ element_QV[idx, j], y, y_imp)
+                J_V = -ca.jacobian(b_V, y_imp[idx])
+                contacts.append((len(idx), j, ca.vec(0.5 * (J_V + J_V.T))))
         self.groups = []            # (block size k, (n, k) velocity indices)
+        self.contacts = [(k, j) for k, j, _ in contacts]    # (block size, element index)
+        self.contact_stiffness = np.zeros(len(contacts))    # each one's largest eigenvalue
         blocks, rows, cols = [], [], []
         for k, members in sorted(by_size.items()):
             idx = np.array([m[0] for m in members], dtype=np.int64)
@@ -66,7 +76,9 @@ class ImplicitLinearisation:
         self._slot = np.searchsorted(keys, cols * nv + rows)
         self._nv = nv
         inputs = [q0, t0, h, y_imp, z]
-        block_values = ca.densify(ca.vertcat(*blocks)) if blocks else ca.SX(0, 1)
+        block_values = ca.densify(ca.vertcat(*blocks, *[c[2] for c in contacts])
+                                  ) if blocks else ca.SX(0, 1)
+        self._n_blocks = sum(k * k * len(idx) for k, idx in self.groups)
         self._function = FastFunction(ca.Function(
             "implicit_terms", inputs, [ca.substitute(b, y, y_imp), block_values],
             ["q0", "t0", "h", "y_imp", "z"], ["b", "blocks"], {"cse": True}))
@@ -96,6 +108,11 @@ class ImplicitLinearisation:
             start += idx.size * k
             lam, V = np.linalg.eigh(J)
             self._H.append((V * np.maximum(lam, 0.0)[:, None, :]) @ V.transpose(0, 2, 1))
+        start = self._n_blocks
+        for i, (k, _) in enumerate(self.contacts):
+            J = blocks[start:start + k * k].reshape(k, k)
+            start += k * k
+            self.contact_stiffness[i] = np.linalg.eigvalsh(J)[-1]
         values = np.concatenate([H.ravel() for H in self._H]) if self._H else np.zeros(0)
         self._values = np.bincount(self._slot, values, minlength=self.nnz)
 

@@ -167,7 +167,8 @@ class StepProgram:
         # Implicit elements in the fixed-h QP, Newton-linearised about an iterate y_imp
         # element by element (``implicit.py``); the stepper iterates until the EOM residual
         # with the end-of-step forces is met
-        self.implicit = (ImplicitLinearisation(cs, q0, t0, h, y, z, Linv, b_imp, step.tangent)
+        self.implicit = (ImplicitLinearisation(cs, q0, t0, h, y, z, Linv, b_imp, step.tangent,
+                                               step.tangent_V)
                          if self.has_implicit else None)
 
         # True gaps at the end of a free step (no contact forces): the adaptive scheme's

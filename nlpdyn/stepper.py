@@ -174,6 +174,19 @@ class StepperSettings:
     checked: Gauss-Newton must close them from the end of the step (10 iterations), else the
     step is rejected (the constraints cannot be met there: an impossible programmed motion,
     contradictory joints)."""
+    contact_resolution: float | None = 0.25
+    """Largest omega h of an impact of an energy-consistent contact element (joint stops,
+    penalty clearance joints, an implicit range-of-motion cone; ``ForceElement.is_contact``)
+    during its first period 2 pi / omega after it closes: a stiffer one shortens the step
+    (to a whole fraction of the fixed h, back on its grid after the impact), down to h /
+    ``contact_substeps``, so the impact is resolved in time. omega is that of the element's
+    stored energy at the step's Newton linearisation, with its bodies free (an upper bound
+    for bodies held by joints). A contact closed longer is sustained: its slow loads are
+    carried at any h, its stiff vibration is not resolved. None: every step at h; an
+    unresolved impact's outcome (its loss, its duration) then depends on h, and a run with
+    omega h above 1 says so."""
+    contact_substeps: int = 64
+    """The most steps ``contact_resolution`` makes of one step of the fixed h (of h_max)."""
     max_penetration: float | None = None
     """Largest contact error (m: penetration, or a true gap still open where a contact force
     acts) accepted after the contact iterations; a step beyond it is retried with a smaller h.
@@ -200,6 +213,10 @@ class StepperSettings:
         for name in ("tie_break", "complementarity_eps"):
             if not (is_number(getattr(self, name)) and getattr(self, name) >= 0):
                 problems.append(f"{name} must be >= 0 (a finite number), got {getattr(self, name)!r}")
+        if self.contact_resolution is not None and not (is_number(self.contact_resolution)
+                                                        and self.contact_resolution > 0):
+            problems.append(f"contact_resolution must be None or > 0 (omega h, a finite "
+                            f"number), got {self.contact_resolution!r}")
         if self.max_penetration is not None and not (is_number(self.max_penetration)
                                                      and self.max_penetration > 0):
             problems.append(f"max_penetration must be None or > 0 (m, a finite number), got "
@@ -211,7 +228,7 @@ class StepperSettings:
                             f"{self.gap_iterations!r}")
         for name, least in (("max_retries", 0), ("nlp_bisections", 0),
                             ("implicit_iterations", 0), ("refinement_steps", 1), ("nlp_max_iter", 1),
-                            ("friction_iterations", 1)):
+                            ("friction_iterations", 1), ("contact_substeps", 1)):
             value = getattr(self, name)
             if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
                     and value >= least):
@@ -379,6 +396,9 @@ class Stepper:
         else:
             self._max_penetration = ACCEPTED * settings.gap_tol
         self._warn_linearisation(clearances)
+        # impacts resolved in time (``contact_resolution``): from the Newton linearisation
+        self._resolves = (self.program.implicit is not None
+                          and self.solver in ("direct", "qp") and control != "nlp")
 
     def _warn_linearisation(self, clearances):
         """Linearised gaps alone (no gap iterations, no projection) penetrate by about
@@ -419,6 +439,14 @@ class Stepper:
             if scheme is not None:
                 scheme.reset()
         self.ledger = LedgerTotals(cs)
+        # omega of the stiffest closed contact at the last step (1/s) and the run's record:
+        # steps shortened, the smallest h, the largest omega h left (at the smallest step)
+        self._h_next = np.inf       # the largest h the last step's resolution allows
+        # per contact element the time it closed (NaN: open)
+        self._closed_since = np.full(len(self.program.implicit.contacts)
+                                     if self.program.implicit is not None else 0, np.nan)
+        self.resolution = {"shortened_steps": 0, "smallest_h": np.inf,
+                           "unresolved": (0.0, self.t, "")}
         self._log_start = (self.t, self.q, self.v, self.z, self.gaps)
         self._log = []      # per step: (start, StepInfo, q, v, z at its end)
 
@@ -638,14 +666,95 @@ class Stepper:
             h_min, h_max = self.h_min, self.h_max
         if self.step_control == "adaptive":
             h_max = self._predict_contact_step(h_min, h_max)
+        if self._resolves:
+            h_min, h_max = self._resolved_bounds(h_min, h_max)
         if len(self.cs.normal_force_slots):
             self.z = self.z.copy()      # the step sets h and normal forces in its own memory
         start = self.last_start = (self.t, self.q, self.v, self.z)
         outcome, retries = self._solve_with_retries(h_min, h_max)
+        if self._resolves:
+            outcome, retries = self._resolve_contacts(outcome, retries)
         info = self._accept(outcome, retries, time.perf_counter() - tic)
         if self._log is not None:
             self._log.append((start, info, self.q, self.v, self.z))  # for result(): references only
         return info
+
+    def _resolved_bounds(self, h_min, h_max):
+        """The step's h bounds with the last step's stiffest contact resolved
+        (``contact_resolution``): at a fixed h, a whole fraction of what is left to the next
+        point of its grid (t0 + k h), so the steps come back to it after the contact."""
+        target = self._h_next
+        if self.step_control != "fixed":
+            return min(h_min, target), min(h_max, target)
+        span = min(h_max, self._to_grid())
+        if target >= span:
+            return span, span
+        h = span / min(np.ceil(span / target), self.settings.contact_substeps)
+        return h, h
+
+    def _to_grid(self) -> float:
+        """Time from t to the next point of the fixed step's grid t0 + k h (h when on it)."""
+        H = self.h_max
+        ahead = (self.t - self.t0) / H
+        left = (np.ceil(ahead) - ahead) * H
+        return H if left < 1e-6 * H else left
+
+    def _impacts_omega_h(self, h) -> tuple[float, int]:
+        """omega h of the stiffest contact element in an impact at the last solve's
+        linearisation (2 sqrt(lambda) of its stored energy's block,
+        ``ImplicitLinearisation.contact_stiffness``) and its index there, (0, -1) if none.
+        In an impact: closed, and for less than one period 2 pi / omega since it closed (a
+        contact closed longer is sustained: the energy-consistent step carries its slow
+        loads at any h, its stiff vibration is not resolved)."""
+        omega_h = 2.0 * np.sqrt(np.maximum(self.program.implicit.contact_stiffness, 0.0))
+        since = self.t - self._closed_since
+        impact = (omega_h > 0) & ~(since * omega_h >= 2 * np.pi * h)   # NaN: closes now
+        if not impact.any():
+            return 0.0, -1
+        i = int(np.argmax(np.where(impact, omega_h, -1.0)))
+        return float(omega_h[i]), i
+
+    def _resolve_contacts(self, outcome, retries):
+        """Re-solve a step whose impact (``_impacts_omega_h``) was stiffer than
+        ``contact_resolution`` allows with the h that resolves it (a whole fraction of the
+        step), and set the next step's largest h from its omega."""
+        st, limit = self.settings, self.settings.contact_resolution
+        floor = self.h_max / st.contact_substeps
+        h = outcome.sol.h
+        omega_h, i = self._impacts_omega_h(h)
+        for _ in range(3 if limit is not None else 0):
+            # 1.5: a step a little past the limit is kept, the next one is shortened
+            if omega_h <= 1.5 * limit or h <= floor * (1 + 1e-9):
+                break
+            h = h / min(np.ceil(omega_h / limit), max(np.floor(h / floor), 1.0))
+            outcome, more = self._solve_with_retries(h, h)
+            retries += more
+            h = outcome.sol.h
+            omega_h, i = self._impacts_omega_h(h)
+        self._h_next = limit * h / omega_h if limit is not None and omega_h > 0 else np.inf
+        closed = self.program.implicit.contact_stiffness > 0
+        self._closed_since = np.where(closed, np.fmin(self._closed_since, self.t), np.nan)
+        record = self.resolution
+        if h < self.h_max * (1 - 1e-9) and omega_h > 0:
+            record["shortened_steps"] += 1
+            record["smallest_h"] = min(record["smallest_h"], h)
+        if omega_h > max(record["unresolved"][0], 1.0, 4.0 * (limit or 0.0)):
+            element = self.cs.force_elements[self.program.implicit.contacts[i][1]]
+            record["unresolved"] = (omega_h, self.t + h, element.name)
+        return outcome, retries
+
+    def resolution_note(self) -> str:
+        """A note when an impact was not resolved in time (omega h above 1 and above 4
+        ``contact_resolution``: over within a few steps): its outcome depends on h."""
+        omega_h, when, name = self.resolution["unresolved"]
+        if not name:
+            return ""
+        limit = self.settings.contact_resolution
+        why = ("contact_resolution is None" if limit is None else
+               f"at h / contact_substeps = {self.h_max / self.settings.contact_substeps:.3g} s")
+        return (f"the contact of '{name}' was not resolved in time: omega h = {omega_h:.3g} at "
+                f"t = {when:.6g} ({why}); what it does (its loss, how long it lasts) depends "
+                "on h")
 
     def _solve_with_retries(self, h_min, h_max):
         reasons = []
@@ -971,7 +1080,7 @@ class Stepper:
         """What the steps of the run say of their discretisation: energy, joint drift and
         (free systems) momentum drift, each beyond its setting."""
         return [note for note in (self.discretisation_note(), self.drift_note(),
-                                  self.momentum_note()) if note]
+                                  self.momentum_note(), self.resolution_note()) if note]
 
     def _record_momentum(self, q1, v1, t1):
         P0, L0, t0, scale, worst = self._momentum

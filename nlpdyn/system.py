@@ -710,7 +710,8 @@ class CompiledSystem:
           the last G_V, summed; ``wrenches``: G_V as the next memory's carry holds it;
         - ``tangent`` (nv x n_elements): Q where its derivative in the end of step is cheap
           and the same to first order in q1 - q0 (for "implicit": the force a quarter
-          into the step, with v1), for the Newton iterations' Hessian.
+          into the step, with v1), for the Newton iterations' Hessian; ``tangent_V``: the
+          stored energy's part of it (its stiffness alone), None without "implicit" elements.
 
         By evaluation:
 
@@ -764,9 +765,10 @@ class CompiledSystem:
         cols, cols_V, tangent = [], [], []
         Q_quarter = (self.element_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), v1, z)
                      if self.consistent else None)
+        QV_quarter = (self.element_conservative_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), z)
+                      if self.consistent else None)
         if split_columns:
             # a "split" damping acts with h / 2 in this step: half its derivative
-            QV_quarter = self.element_conservative_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), z)
             for j in split_columns:
                 Q_quarter[:, j] = 0.5 * (Q_quarter[:, j] + QV_quarter[:, j])
         for j, el in enumerate(self.force_elements):
@@ -790,7 +792,7 @@ class CompiledSystem:
                 tangent.append(Q_quarter[:, j])
         return types.SimpleNamespace(Q=ca.horzcat(*cols), Q_V=ca.horzcat(*cols_V), G_V=G_V,
                                      D=D, C=C, carried=carried, wrenches=self._wrenches(C, q0),
-                                     tangent=ca.horzcat(*tangent))
+                                     tangent=ca.horzcat(*tangent), tangent_V=QV_quarter)
 
     def carried_energy(self, t, q, v, C) -> float:
         """The kinetic energy the step velocity ``v`` lacks of the nodal velocity u = v + P

@@ -62,6 +62,9 @@ class ForceElement(Element):
     kind = "force"
     evaluation = "explicit"
     damping_step = "whole"
+    #: a contact (stops, penalty clearance joints, the range-of-motion cone): stiff only
+    #: while it is closed, and shortened steps resolve it (``StepperSettings.contact_resolution``)
+    is_contact = False
     history_size = 0
 
     def wrenches(self, states: list[BodyState], t, history=None):

@@ -76,6 +76,7 @@ class _JointStop(ForceElement):
 
     evaluation = "implicit"
     _damping_step = None
+    is_contact = True
     joint_types: tuple = ()     # ideal joints; clearance joints count by their nominal joint
     unit = "m"
 

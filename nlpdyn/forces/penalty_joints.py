@@ -137,6 +137,7 @@ class PenaltyClearanceJoint(ForceElement):
 
     kind = "penalty clearance joint"
     evaluation = "implicit"
+    is_contact = True
 
     parent = _geometry_property("parent")
     child = _geometry_property("child")

@@ -129,6 +129,7 @@ class RangeOfMotionCone(ForceElement):
     # comes back within its band; backward Euler takes energy out of the j = 0 run, and the
     # energy-consistent evaluation costs ~5x a step for a similar band.
     evaluation = "explicit"
+    is_contact = True
 
     def __init__(self, reference, moving, xi_axis, eta_axis, moving_axis, longitudes,
                  max_latitudes, delta_sigma, max_moment, damping, interpolation="spline",
