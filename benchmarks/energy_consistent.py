@@ -5,7 +5,10 @@
    against the energy in play (kinetic plus stored, largest over the run), per evaluation
    ("implicit": energy-consistent, the default; "backward_euler"; "explicit") and h. With
    the hysteresis laws (Lankarani-Nikravesh, modified Kelvin-Voigt) the loss is compared
-   with the law's own work column and the ledger's residual:potential is shown.
+   with the law's own work column and with scipy's (the 1-dof equation, ``tests/
+   test_joint_stops._stop_pendulum_loss``), and the ledger's residual:potential is shown.
+   Impacts are resolved in time by default (``contact_resolution``); "at h" rows take
+   every step at h.
 2. The wheel rocking in its bore (``clearance_pendulum.build_rocking_wheel``, 0.5 mm
    revolute clearance, started 11.3 deg up the clearance circle, 0.15 s): its swing over
    t = 0.10-0.15 s against the scipy reference (``rocking_reference``), frictionless
@@ -28,6 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import nlpdyn as nd  # noqa: E402
 from problems import clearance_pendulum as cp  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from test_joint_stops import _stop_pendulum_loss as stop_pendulum_loss  # noqa: E402
 
 
 def stop_pendulum(law, evaluation="implicit", gravity=(0.0, 0.0, -9.81)):
@@ -58,11 +64,14 @@ def in_play(ledger) -> float:
 def stops_table():
     print("Hertz stop pendulum, 1 s: energy change (J) and its share of the energy in play")
     print(f"{'k':>6} {'evaluation':<15}" + "".join(f"{f'h = {h:g}':>22}" for h in HS))
+    print("('at h': every step at h, contact_resolution=None)")
     for k in (1e4, 1e6):
-        for evaluation in ("implicit", "backward_euler", "explicit"):
+        for evaluation, options in (("implicit", {}), ("implicit, at h", AT_H),
+                                    ("backward_euler", {}), ("explicit", {})):
             cells = []
             for h in HS:
-                res, warned = run(stop_pendulum(nd.Hertz(k), evaluation), 1.0, h)
+                res, warned = run(stop_pendulum(nd.Hertz(k), evaluation.split(",")[0]), 1.0, h,
+                                  **options)
                 change = res.energy[-1] - res.energy[0]
                 share = change / in_play(res.energy_ledger())
                 cells.append(f"{change:+9.4f} ({share:+6.2%}){'*' if warned else ' '}"
@@ -72,25 +81,31 @@ def stops_table():
 
 
 def laws_table():
-    print("\nHysteresis stops (implicit), 1 s: the loss against the law's own work, per damping "
-          "step (the law's default first)")
-    print(f"{'law':<34} {'damping':>7} {'h':>8} {'energy change':>14} {'work:stop':>10} "
-          f"{'difference':>11} {'res:pot / in play':>18}")
+    print("\nHysteresis stops (implicit), 1 s: the loss against the law's own work and against "
+          "scipy, per damping step (the law's default first); 'at h': every step at h "
+          "(contact_resolution=None)")
+    print(f"{'law':<34} {'damping':>13} {'h':>8} {'energy change':>14} {'work:stop':>10} "
+          f"{'difference':>11} {'res:pot / in play':>18} {'scipy':>8} {'vs scipy':>9}")
     for k in (1e4, 1e6):
         for name, law in (("LankaraniNikravesh(e = 0.75)", nd.LankaraniNikravesh(k, 1.5, 0.75)),
                           ("ModifiedKelvinVoigt(c_e = 0.25)", nd.ModifiedKelvinVoigt(k, 0.25))):
+            reference = stop_pendulum_loss(law)
             steps = (law.damping_step, "whole" if law.damping_step == "split" else "split")
-            for damping in steps:
-                for h in (1e-3, 2.5e-4):
+            for damping, hs, options in ((steps[0], (1e-3, 2.5e-4), {}),
+                                         (steps[1], (1e-3, 2.5e-4), {}),
+                                         (steps[0] + ", at h", (1e-3,), AT_H),
+                                         (steps[1] + ", at h", (1e-3,), AT_H)):
+                for h in hs:
                     system = stop_pendulum(law)
-                    system.forces[-1].damping_step = damping
-                    res, _ = run(system, 1.0, h)
+                    system.forces[-1].damping_step = damping.split(",")[0]
+                    res, _ = run(system, 1.0, h, **options)
                     ledger = res.energy_ledger()
                     change = res.energy[-1] - res.energy[0]
                     work = ledger["work:stop"].iloc[-1]
                     residual = np.abs(ledger["residual:potential"]).max() / in_play(ledger)
-                    print(f"{name + f' k={k:.0e}':<34} {damping:>7} {h:8.1e} {change:14.4f} "
-                          f"{work:10.4f} {(change - work) / abs(work):+11.2%} {residual:18.3%}")
+                    print(f"{name + f' k={k:.0e}':<34} {damping:>13} {h:8.1e} {change:14.4f} "
+                          f"{work:10.4f} {(change - work) / abs(work):+11.2%} {residual:18.3%} "
+                          f"{reference:8.4f} {(change - reference) / abs(reference):+9.2%}")
 
 
 def wheel_table():
@@ -113,6 +128,7 @@ def wheel_table():
 
 
 HS = (1e-3, 2.5e-4, 1e-4)
+AT_H = {"contact_resolution": None}
 WHEEL_HS = (1e-3, 5e-4, 2.5e-4, 1e-4)
 
 

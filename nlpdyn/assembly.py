@@ -236,6 +236,11 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
             "redundant_rows": [list(r) for r in stepper.redundant_rows],
             "run": dict(rec.run), "joints": joint_descriptions(cs),
             "geometry": describe(stepper.system)}
+    if stepper.resolves_impacts:
+        record = stepper.resolution
+        info["contact_resolution"] = {
+            "shortened_steps": record["shortened_steps"],
+            "smallest_h": (float(record["smallest_h"]) if record["shortened_steps"] else None)}
     notes = stepper.notes()
     if notes:
         info["warnings"] = notes

@@ -396,8 +396,9 @@ class Stepper:
         else:
             self._max_penetration = ACCEPTED * settings.gap_tol
         self._warn_linearisation(clearances)
-        # impacts resolved in time (``contact_resolution``): from the Newton linearisation
-        self._resolves = (self.program.implicit is not None
+        # whether impacts are resolved in time (``contact_resolution``): with the implicit
+        # elements' Newton linearisation, which gives their stiffness
+        self.resolves_impacts = (self.program.implicit is not None
                           and self.solver in ("direct", "qp") and control != "nlp")
 
     def _warn_linearisation(self, clearances):
@@ -666,13 +667,13 @@ class Stepper:
             h_min, h_max = self.h_min, self.h_max
         if self.step_control == "adaptive":
             h_max = self._predict_contact_step(h_min, h_max)
-        if self._resolves:
+        if self.resolves_impacts:
             h_min, h_max = self._resolved_bounds(h_min, h_max)
         if len(self.cs.normal_force_slots):
             self.z = self.z.copy()      # the step sets h and normal forces in its own memory
         start = self.last_start = (self.t, self.q, self.v, self.z)
         outcome, retries = self._solve_with_retries(h_min, h_max)
-        if self._resolves:
+        if self.resolves_impacts:
             outcome, retries = self._resolve_contacts(outcome, retries)
         info = self._accept(outcome, retries, time.perf_counter() - tic)
         if self._log is not None:

@@ -47,6 +47,9 @@ def test_impact_is_resolved_at_the_users_step():
     grid = np.arange(0, 0.03 + h / 2, h)
     assert np.abs(res.t[:, None] - grid[None, :]).min(axis=0).max() < 1e-12
     assert np.diff(res.t).min() < h / 4
+    record = res.info["contact_resolution"]
+    assert record["shortened_steps"] == np.count_nonzero(np.diff(res.t) < h * (1 - 1e-9))
+    assert record["smallest_h"] == pytest.approx(np.diff(res.t).min())
     with pytest.warns(RuntimeWarning, match="the contact of 'stop' was not resolved"):
         coarse = nd.simulate(_slider(), 0.03, h=h, progress=False, contact_resolution=None)
     assert len(coarse.t) == 16
