@@ -28,7 +28,8 @@ REUSE_ERROR = 0.1   # largest share of the impulse's change between iterates H m
 
 
 class ImplicitLinearisation:
-    """``linearisation(q0, t0, h, y_imp, z, b)`` -> (H nonzeros in ``pattern``, b + H y_imp)."""
+    """``linearisation(q0, t0, h, y_imp, z, b)`` -> (H nonzeros in ``pattern``, b + H y_imp),
+    once built (``build``)."""
 
     def __init__(self, cs, q0, t0, h, y, z, Linv, b, element_Q):
         """Symbols of the step program; ``b`` the implicit elements' impulse L^-1 Q_imp;
@@ -37,7 +38,9 @@ class ImplicitLinearisation:
         ``tangent``: the energy-consistent elements' discrete gradient is costly to
         differentiate), expressions of y: H is built from it."""
         nv = cs.nv
-        y_imp = ca.SX.sym("y_imp", nv)
+        # the iterate y_imp is the step's own y: b and the blocks are its expressions as built
+        # (no copy of the graph per element, whose bodies' kinematics neighbours share)
+        y_imp = y
         by_size: dict[int, list] = {}
         for j, el in enumerate(cs.force_elements):
             if el.evaluation == "explicit":
@@ -46,8 +49,7 @@ class ImplicitLinearisation:
                           for i in range(6)})
             if not idx:
                 continue
-            b_el = ca.substitute(h * Linv[idx, idx] @ element_Q[idx, j], y, y_imp)
-            J = -ca.jacobian(b_el, y_imp[idx])
+            J = -ca.jacobian(h * Linv[idx, idx] @ element_Q[idx, j], y_imp[idx])
             by_size.setdefault(len(idx), []).append((idx, ca.vec(0.5 * (J + J.T))))
         self.groups = []            # (block size k, (n, k) velocity indices)
         blocks, rows, cols = [], [], []
@@ -65,14 +67,22 @@ class ImplicitLinearisation:
         self.nnz = self.pattern.nnz()
         self._slot = np.searchsorted(keys, cols * nv + rows)
         self._nv = nv
-        inputs = [q0, t0, h, y_imp, z]
+        self._inputs = [q0, t0, h, y_imp, z]
         block_values = ca.densify(ca.vertcat(*blocks)) if blocks else ca.SX(0, 1)
-        self._function = FastFunction(ca.Function(
-            "implicit_terms", inputs, [ca.substitute(b, y, y_imp), block_values],
-            ["q0", "t0", "h", "y_imp", "z"], ["b", "blocks"], {"cse": True}))
+        self.outputs = [b, block_values]
+        self._function = None
         self._H = []                # per group the projected blocks, (n, k, k)
         self._values = np.zeros(self.nnz)
         self._at = None             # (b, H y) at the last linearisation or iterate
+
+    def build(self, outputs=None):
+        """Build the function from ``outputs``: ``self.outputs`` (b, the blocks) with their
+        common subexpressions already eliminated together with the step program's other
+        functions (``StepProgram``: one pass over what they share); None: eliminated here."""
+        self._function = FastFunction(ca.Function(
+            "implicit_terms", self._inputs, self.outputs if outputs is None else outputs,
+            ["q0", "t0", "h", "y_imp", "z"], ["b", "blocks"],
+            {"cse": True} if outputs is None else {}))
 
     def __call__(self, q0, t0, h, y_imp, z, b=None):
         """(H nonzeros, b(y_imp) + H y_imp): the QP's Hessian term and its linear term.
