@@ -38,8 +38,8 @@ class ImplicitLinearisation:
         ``tangent``: the energy-consistent elements' discrete gradient is costly to
         differentiate), expressions of y: H is built from it."""
         nv = cs.nv
-        # the iterate y_imp is the step's own y: b and the blocks are its expressions as built
-        # (no copy of the graph per element, whose bodies' kinematics neighbours share)
+        # the iterate y_imp is the step's own y: b and the blocks are expressions of it as
+        # built (no per-element copy of the graph: neighbours share their bodies' kinematics)
         y_imp = y
         by_size: dict[int, list] = {}
         for j, el in enumerate(cs.force_elements):
