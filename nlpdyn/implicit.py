@@ -28,7 +28,8 @@ REUSE_ERROR = 0.1   # largest share of the impulse's change between iterates H m
 
 
 class ImplicitLinearisation:
-    """``linearisation(q0, t0, h, y_imp, z, b)`` -> (H nonzeros in ``pattern``, b + H y_imp)."""
+    """``linearisation(q0, t0, h, y_imp, z, b)`` -> (H nonzeros in ``pattern``, b + H y_imp),
+    once built (``build``)."""
 
     def __init__(self, cs, q0, t0, h, y, z, Linv, b, element_Q, element_QV=None):
         """Symbols of the step program; ``b`` the implicit elements' impulse L^-1 Q_imp;
@@ -40,7 +41,9 @@ class ImplicitLinearisation:
         contact elements (``ForceElement.is_contact``) give their stiffness
         (``contact_stiffness``)."""
         nv = cs.nv
-        y_imp = ca.SX.sym("y_imp", nv)
+        # the iterate y_imp is the step's own y: b and the blocks are expressions of it as
+        # built (no per-element copy of the graph: neighbours share their bodies' kinematics)
+        y_imp = y
         by_size: dict[int, list] = {}
         contacts = []
         for j, el in enumerate(cs.force_elements):
@@ -50,12 +53,10 @@ class ImplicitLinearisation:
                           for i in range(6)})
             if not idx:
                 continue
-            b_el = ca.substitute(h * Linv[idx, idx] @ element_Q[idx, j], y, y_imp)
-            J = -ca.jacobian(b_el, y_imp[idx])
+            J = -ca.jacobian(h * Linv[idx, idx] @ element_Q[idx, j], y_imp[idx])
             by_size.setdefault(len(idx), []).append((idx, ca.vec(0.5 * (J + J.T))))
             if el.is_contact and el.evaluation == "implicit" and element_QV is not None:
-                b_V = ca.substitute(h * Linv[idx, idx] @ element_QV[idx, j], y, y_imp)
-                J_V = -ca.jacobian(b_V, y_imp[idx])
+                J_V = -ca.jacobian(h * Linv[idx, idx] @ element_QV[idx, j], y_imp[idx])
                 contacts.append((len(idx), j, ca.vec(0.5 * (J_V + J_V.T))))
         self.groups = []            # (block size k, (n, k) velocity indices)
         self.contacts = [(k, j) for k, j, _ in contacts]    # (block size, element index)
@@ -75,16 +76,24 @@ class ImplicitLinearisation:
         self.nnz = self.pattern.nnz()
         self._slot = np.searchsorted(keys, cols * nv + rows)
         self._nv = nv
-        inputs = [q0, t0, h, y_imp, z]
+        self._inputs = [q0, t0, h, y_imp, z]
         block_values = ca.densify(ca.vertcat(*blocks, *[c[2] for c in contacts])
                                   ) if blocks else ca.SX(0, 1)
         self._n_blocks = sum(k * k * len(idx) for k, idx in self.groups)
-        self._function = FastFunction(ca.Function(
-            "implicit_terms", inputs, [ca.substitute(b, y, y_imp), block_values],
-            ["q0", "t0", "h", "y_imp", "z"], ["b", "blocks"], {"cse": True}))
+        self.outputs = [b, block_values]
+        self._function = None
         self._H = []                # per group the projected blocks, (n, k, k)
         self._values = np.zeros(self.nnz)
         self._at = None             # (b, H y) at the last linearisation or iterate
+
+    def build(self, outputs=None):
+        """Build the function from ``outputs``: ``self.outputs`` (b, the blocks) with their
+        common subexpressions already eliminated together with the step program's other
+        functions (``StepProgram``: one pass over what they share); None: eliminated here."""
+        self._function = FastFunction(ca.Function(
+            "implicit_terms", self._inputs, self.outputs if outputs is None else outputs,
+            ["q0", "t0", "h", "y_imp", "z"], ["b", "blocks"],
+            {"cse": True} if outputs is None else {}))
 
     def __call__(self, q0, t0, h, y_imp, z, b=None):
         """(H nonzeros, b(y_imp) + H y_imp): the QP's Hessian term and its linear term.

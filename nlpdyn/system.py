@@ -613,13 +613,16 @@ class CompiledSystem:
             k = b.index
             Q_el[6 * k:6 * k + 3] += f
             Q_el[6 * k + 3:6 * k + 6] += n
-        pe = el.potential_energy(states, t, memory)
-        V_el = ca.SX(0) if pe is None else ca.SX(pe)
         terms = []
         if el.evaluation == "implicit":
             terms = [(ca.SX(s), V) for s, V in el.potential_terms(states, t, memory)]
-            if not terms and pe is not None:        # a potential given whole
-                terms = [(V_el, lambda x: x)]
+        if terms and type(el).potential_energy is ForceElement.potential_energy:
+            pe = sum((V(s) for s, V in terms), ca.DM(0))   # the default's sum, terms built once
+        else:
+            pe = el.potential_energy(states, t, memory)
+        V_el = ca.SX(0) if pe is None else ca.SX(pe)
+        if el.evaluation == "implicit" and not terms and pe is not None:   # a potential given whole
+            terms = [(V_el, lambda x: x)]
         self._require_own_symbols(el, Q_el, V_el, *([] if z_next is None else [z_next, z_start]),
                                   *(s for s, _ in terms))
         return Q_el, V_el, (z_next, z_start), terms
@@ -661,37 +664,59 @@ class CompiledSystem:
              if self.n_carry else ca.SX(0, 1)])
         self._carried_impulse = ca.Function(
             "carried_impulse", [q, memory], [self._carried(q, memory)[1]])
-        h = ca.SX.sym("h")
-        q1, v1 = ca.SX.sym("q1", self.nq), ca.SX.sym("v1", self.nv)
-        memory_end = ca.SX.sym("memory_end", self.n_memory)
-        recorded = self.step_forces(t, h, q, v, q1, v1, memory, None, memory_end=memory_end)
-        self.recorded_step_forces = ca.Function(
-            "recorded_step_forces", [t, h, q, v, q1, v1, memory, memory_end],
-            [ca.densify(recorded.Q)], ["t0", "h", "q0", "v0", "q1", "v1", "z0", "z1"], ["Q"],
-            {"cse": True})
+        self._recorded_step_forces = None
 
-    def _wrenches(self, G_V, q0):
+    @property
+    def recorded_step_forces(self) -> ca.Function:
+        """``recorded_step_forces(t0, h, q0, v0, q1, v1, z0, z1)`` -> Q (nv x n_elements):
+        what every force element exerted over a recorded step (``step_forces`` with the
+        memory at both ends), for the result's wrenches. Built on first use and evaluated
+        once per run (mapped over the steps): without common subexpressions eliminated,
+        which would cost more than they save."""
+        if self._recorded_step_forces is None:
+            q, v, t, memory = self.q_sym, self.v_sym, self.t_sym, ca.SX.sym("memory", self.n_memory)
+            h = ca.SX.sym("h")
+            q1, v1 = ca.SX.sym("q1", self.nq), ca.SX.sym("v1", self.nv)
+            memory_end = ca.SX.sym("memory_end", self.n_memory)
+            recorded = self.step_forces(t, h, q, v, q1, v1, memory, None, memory_end=memory_end)
+            self._recorded_step_forces = ca.Function(
+                "recorded_step_forces", [t, h, q, v, q1, v1, memory, memory_end],
+                [ca.densify(recorded.Q)], ["t0", "h", "q0", "v0", "q1", "v1", "z0", "z1"], ["Q"])
+        return self._recorded_step_forces
+
+    def _rotations(self, q0):
+        """The rotation of each moving body of the consistent elements at q0, by body index
+        (built once per body, shared by every element and use; ``normalised_rotation_matrix``
+        inlined from one function: the same operations, without Python's per-operation cost)."""
+        p = ca.SX.sym("p", 4)
+        rotation = ca.Function("normalised_rotation_matrix", [p], [normalised_rotation_matrix(p)])
+        return {k: rotation(q0[7 * k + 3:7 * k + 7])
+                for k in sorted({k for *_, moving in self.consistent for k in moving})}
+
+    def _wrenches(self, G_V, q0, rotations=None):
         """Per consistent element, its column of ``G_V`` (nv x n_elements, generalised forces
         on the velocities at q0) as global wrenches of its moving bodies: the carry's layout
-        after its two scalars."""
+        after its two scalars. ``rotations``: ``_rotations(q0)`` where known."""
+        rotations = self._rotations(q0) if rotations is None else rotations
         out = []
         for j, _, _, _, moving in self.consistent:
             for k in moving:
-                A = normalised_rotation_matrix(q0[7 * k + 3:7 * k + 7])
-                out += [G_V[6 * k:6 * k + 3, j], A @ G_V[6 * k + 3:6 * k + 6, j]]
+                out += [G_V[6 * k:6 * k + 3, j], rotations[k] @ G_V[6 * k + 3:6 * k + 6, j]]
         return out
 
-    def _carried(self, q0, memory):
+    def _carried(self, q0, memory, rotations=None):
         """(last step's h, the impulse it carries into this step (h / 2 times its G_V,
         summed, on the velocities at q0), per consistent element the last G_V as generalised
-        forces on the velocities at q0 (nv x n_elements))."""
+        forces on the velocities at q0 (nv x n_elements)). ``rotations``: ``_rotations(q0)``
+        where known."""
         G_V = ca.SX.zeros(self.nv, len(self.force_elements))
         if not self.n_carry:
             return ca.SX(0), ca.SX.zeros(self.nv), G_V
+        rotations = self._rotations(q0) if rotations is None else rotations
         for (j, _, _, _, moving), r in zip(self.consistent, self.carry_rows):
             W = memory[r.start:r.stop]
             for i, k in enumerate(moving):
-                A = normalised_rotation_matrix(q0[7 * k + 3:7 * k + 7])
+                A = rotations[k]
                 G_V[6 * k:6 * k + 3, j] = W[6 * i:6 * i + 3]
                 G_V[6 * k + 3:6 * k + 6, j] = A.T @ W[6 * i + 3:6 * i + 6]
         h_last = memory[self.carry_h_slot]
@@ -740,11 +765,12 @@ class CompiledSystem:
         QV_end = self.element_conservative_forces(t0 + h, q1, z)
         Q_mid = self.element_forces(tm, qm, v1, z)
         QV_mid = self.element_conservative_forces(tm, qm, z)
-        h_last, carried, last_C = self._carried(q0, memory)
+        rotations = self._rotations(q0)
+        h_last, carried, last_C = self._carried(q0, memory, rotations)
         G_V, D = ca.SX.zeros(self.nv, n_el), ca.SX.zeros(self.nv, n_el)
         C = ca.SX.zeros(self.nv, n_el)
         if memory_end is not None:
-            C = self._carried(q0, memory_end)[2]
+            C = self._carried(q0, memory_end, rotations)[2]
         split = ca.SX.zeros(self.nv, n_el)      # the damping that goes with the carry
         split_columns = [j for j, *_ in self.consistent
                          if self.force_elements[j].damping_step == "split"]
@@ -791,7 +817,8 @@ class CompiledSystem:
                 # a quarter of the step, with v1, has the impulse's derivative in y
                 tangent.append(Q_quarter[:, j])
         return types.SimpleNamespace(Q=ca.horzcat(*cols), Q_V=ca.horzcat(*cols_V), G_V=G_V,
-                                     D=D, C=C, carried=carried, wrenches=self._wrenches(C, q0),
+                                     D=D, C=C, carried=carried,
+                                     wrenches=self._wrenches(C, q0, rotations),
                                      tangent=ca.horzcat(*tangent), tangent_V=QV_quarter)
 
     def carried_energy(self, t, q, v, C) -> float:

@@ -234,8 +234,9 @@ class Bushing(ForceElement):
         rel = quaternion_product(_conj(self._frame_quaternion(sp)), self._frame_quaternion(sc))
         return u, rotation_vector(rel)
 
-    def relative_rates(self, states):
-        """(du/dt, dtheta/dt), CasADi columns (3, 1) each (see the class docstring)."""
+    def relative_rates(self, states, motion=None):
+        """(du/dt, dtheta/dt), CasADi columns (3, 1) each (see the class docstring);
+        ``motion``: ``relative_motion(states)`` where the caller has it."""
         sp, sc = states
         xp, xc = self._points(states)
         Fp = self.frame(sp)
@@ -244,16 +245,18 @@ class Bushing(ForceElement):
         vp = sp.rdot + ca.cross(wp, xp - sp.r)
         vc = sc.rdot + ca.cross(wc, xc - sc.r)
         du = Fp.T @ (vc - vp - ca.cross(wp, d))
-        theta = self.relative_motion(states)[1]
+        theta = (self.relative_motion(states) if motion is None else motion)[1]
         dtheta = inverse_left_jacobian(theta) @ (Fp.T @ (wc - wp))
         return du, dtheta
 
     # ------------------------------------------------------------------ loads
-    def loads(self, states):
+    def loads(self, states, motion=None):
         """(F, T): the resisting force (N) and moment (N m) per bushing axis, CasADi columns
-        (3, 1); F_i > 0 when u_i > 0 for a linear bushing."""
-        u, theta = self.relative_motion(states)
-        du, dtheta = self.relative_rates(states)
+        (3, 1); F_i > 0 when u_i > 0 for a linear bushing. ``motion``:
+        ``relative_motion(states)`` where the caller has it."""
+        motion = self.relative_motion(states) if motion is None else motion
+        u, theta = motion
+        du, dtheta = self.relative_rates(states, motion)
         F = ca.vertcat(*[law.force(u[i], du[i]) + self.damping[i] * du[i]
                          for i, law in enumerate(self.laws)])
         T = ca.vertcat(*[law.force(theta[i], dtheta[i]) + self.rotational_damping[i] * dtheta[i]
@@ -262,8 +265,9 @@ class Bushing(ForceElement):
 
     def wrenches(self, states, t, history=None):
         sp, sc = states
-        _, theta = self.relative_motion(states)
-        F, T = self.loads(states)
+        motion = self.relative_motion(states)
+        theta = motion[1]
+        F, T = self.loads(states, motion)
         Fp = self.frame(sp)
         force = -Fp @ F                                              # on the child, global
         moment = -Fp @ (inverse_left_jacobian(theta).T @ T)          # on the child, global
