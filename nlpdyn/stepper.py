@@ -667,14 +667,17 @@ class Stepper:
             h_min, h_max = self.h_min, self.h_max
         if self.step_control == "adaptive":
             h_max = self._predict_contact_step(h_min, h_max)
+        shortened = False
         if self.resolves_impacts:
+            h_asked = h_max
             h_min, h_max = self._resolved_bounds(h_min, h_max)
+            shortened = h_max < h_asked * (1 - 1e-9)
         if len(self.cs.normal_force_slots):
             self.z = self.z.copy()      # the step sets h and normal forces in its own memory
         start = self.last_start = (self.t, self.q, self.v, self.z)
         outcome, retries = self._solve_with_retries(h_min, h_max)
         if self.resolves_impacts:
-            outcome, retries = self._resolve_contacts(outcome, retries)
+            outcome, retries = self._resolve_contacts(outcome, retries, shortened)
         info = self._accept(outcome, retries, time.perf_counter() - tic)
         if self._log is not None:
             self._log.append((start, info, self.q, self.v, self.z))  # for result(): references only
@@ -715,10 +718,11 @@ class Stepper:
         i = int(np.argmax(np.where(impact, omega_h, -1.0)))
         return float(omega_h[i]), i
 
-    def _resolve_contacts(self, outcome, retries):
+    def _resolve_contacts(self, outcome, retries, shortened):
         """Re-solve a step whose impact (``_impacts_omega_h``) was stiffer than
         ``contact_resolution`` allows with the h that resolves it (a whole fraction of the
-        step), and set the next step's largest h from its omega."""
+        step), and set the next step's largest h from its omega. ``shortened``: the step
+        was already shortened for the last one's impact (or to come back to the grid)."""
         st, limit = self.settings, self.settings.contact_resolution
         floor = self.h_max / st.contact_substeps
         h = outcome.sol.h
@@ -732,11 +736,12 @@ class Stepper:
             retries += more
             h = outcome.sol.h
             omega_h, i = self._impacts_omega_h(h)
+            shortened = True
         self._h_next = limit * h / omega_h if limit is not None and omega_h > 0 else np.inf
         closed = self.program.implicit.contact_stiffness > 0
         self._closed_since = np.where(closed, np.fmin(self._closed_since, self.t), np.nan)
         record = self.resolution
-        if h < self.h_max * (1 - 1e-9) and omega_h > 0:
+        if shortened:
             record["shortened_steps"] += 1
             record["smallest_h"] = min(record["smallest_h"], h)
         if omega_h > max(record["unresolved"][0], 1.0, 4.0 * (limit or 0.0)):
