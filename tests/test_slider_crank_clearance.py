@@ -44,7 +44,9 @@ def test_small_clearance_tracks_the_ideal_mechanism_at_first(joint, model):
         model, joint, 0.1), progress=False)
     assert res.success
     if (joint, model) != ("revolute", "penalty"):
-        assert np.abs(res.position("slider")[:, 0] - ideal.position("slider")[:, 0]).max() < 2e-3
+        # (a penalty joint's impacts take shortened steps: compared at the run's own times)
+        ideal_x = np.interp(res.t, ideal.t, ideal.position("slider")[:, 0])
+        assert np.abs(res.position("slider")[:, 0] - ideal_x).max() < 2e-3
     # the ideal run's own O(h) energy oscillation is the allowance
     assert np.max(res.energy - res.energy[0]) <= np.ptp(ideal.energy)
 
