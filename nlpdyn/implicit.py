@@ -57,10 +57,12 @@ class ImplicitLinearisation:
             by_size.setdefault(len(idx), []).append((idx, ca.vec(0.5 * (J + J.T))))
             if el.is_contact and el.evaluation == "implicit" and element_QV is not None:
                 J_V = -ca.jacobian(h * Linv[idx, idx] @ element_QV[idx, j], y_imp[idx])
-                contacts.append((len(idx), j, ca.vec(0.5 * (J_V + J_V.T))))
+                # the block's Frobenius norm: its largest eigenvalue for one contact
+                # coordinate (a stop), a bound within sqrt(rank) for several (strips)
+                contacts.append((j, ca.norm_fro(0.5 * (J_V + J_V.T))))
         self.groups = []            # (block size k, (n, k) velocity indices)
-        self.contacts = [(k, j) for k, j, _ in contacts]    # (block size, element index)
-        self.contact_stiffness = np.zeros(len(contacts))    # each one's largest eigenvalue
+        self.contacts = [j for j, _ in contacts]            # their force elements' indices
+        self.contact_stiffness = np.zeros(len(contacts))    # their blocks' norms
         blocks, rows, cols = [], [], []
         for k, members in sorted(by_size.items()):
             idx = np.array([m[0] for m in members], dtype=np.int64)
@@ -77,7 +79,7 @@ class ImplicitLinearisation:
         self._slot = np.searchsorted(keys, cols * nv + rows)
         self._nv = nv
         self._inputs = [q0, t0, h, y_imp, z]
-        block_values = ca.densify(ca.vertcat(*blocks, *[c[2] for c in contacts])
+        block_values = ca.densify(ca.vertcat(*blocks, *[c[1] for c in contacts])
                                   ) if blocks else ca.SX(0, 1)
         self._n_blocks = sum(k * k * len(idx) for k, idx in self.groups)
         self.outputs = [b, block_values]
@@ -117,11 +119,7 @@ class ImplicitLinearisation:
             start += idx.size * k
             lam, V = np.linalg.eigh(J)
             self._H.append((V * np.maximum(lam, 0.0)[:, None, :]) @ V.transpose(0, 2, 1))
-        start = self._n_blocks
-        for i, (k, _) in enumerate(self.contacts):
-            J = blocks[start:start + k * k].reshape(k, k)
-            start += k * k
-            self.contact_stiffness[i] = np.linalg.eigvalsh(J)[-1]
+        self.contact_stiffness = np.array(blocks[self._n_blocks:])
         values = np.concatenate([H.ravel() for H in self._H]) if self._H else np.zeros(0)
         self._values = np.bincount(self._slot, values, minlength=self.nnz)
 

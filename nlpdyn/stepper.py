@@ -440,10 +440,11 @@ class Stepper:
             if scheme is not None:
                 scheme.reset()
         self.ledger = LedgerTotals(cs)
-        # omega of the stiffest closed contact at the last step (1/s) and the run's record:
-        # steps shortened, the smallest h, the largest omega h left (at the smallest step)
-        self._h_next = np.inf       # the largest h the last step's resolution allows
-        # per contact element the time it closed (NaN: open)
+        # impacts resolved in time: the largest h the last step's impact allows, whether a
+        # contact was closed, per contact element the time it closed (NaN: open), and the
+        # run's record (steps shortened, the smallest h, the least resolved impact)
+        self._h_next = np.inf
+        self._any_closed = False
         self._closed_since = np.full(len(self.program.implicit.contacts)
                                      if self.program.implicit is not None else 0, np.nan)
         self.resolution = {"shortened_steps": 0, "smallest_h": np.inf,
@@ -705,12 +706,16 @@ class Stepper:
 
     def _impacts_omega_h(self, h) -> tuple[float, int]:
         """omega h of the stiffest contact element in an impact at the last solve's
-        linearisation (2 sqrt(lambda) of its stored energy's block,
-        ``ImplicitLinearisation.contact_stiffness``) and its index there, (0, -1) if none.
+        linearisation (2 sqrt(lambda), lambda ~ (omega h)^2 / 4 the norm of its stored
+        energy's block, ``ImplicitLinearisation.contact_stiffness``) and its index there,
+        (0, -1) if none.
         In an impact: closed, and for less than one period 2 pi / omega since it closed (a
         contact closed longer is sustained: the energy-consistent step carries its slow
         loads at any h, its stiff vibration is not resolved)."""
-        omega_h = 2.0 * np.sqrt(np.maximum(self.program.implicit.contact_stiffness, 0.0))
+        stiffness = self.program.implicit.contact_stiffness
+        if not stiffness.any():
+            return 0.0, -1
+        omega_h = 2.0 * np.sqrt(np.maximum(stiffness, 0.0))
         since = self.t - self._closed_since
         impact = (omega_h > 0) & ~(since * omega_h >= 2 * np.pi * h)   # NaN: closes now
         if not impact.any():
@@ -739,13 +744,15 @@ class Stepper:
             shortened = True
         self._h_next = limit * h / omega_h if limit is not None and omega_h > 0 else np.inf
         closed = self.program.implicit.contact_stiffness > 0
-        self._closed_since = np.where(closed, np.fmin(self._closed_since, self.t), np.nan)
+        if closed.any() or self._any_closed:
+            self._closed_since = np.where(closed, np.fmin(self._closed_since, self.t), np.nan)
+            self._any_closed = bool(closed.any())
         record = self.resolution
         if shortened:
             record["shortened_steps"] += 1
             record["smallest_h"] = min(record["smallest_h"], h)
         if omega_h > max(record["unresolved"][0], 1.0, 4.0 * (limit or 0.0)):
-            element = self.cs.force_elements[self.program.implicit.contacts[i][1]]
+            element = self.cs.force_elements[self.program.implicit.contacts[i]]
             record["unresolved"] = (omega_h, self.t + h, element.name)
         return outcome, retries
 
