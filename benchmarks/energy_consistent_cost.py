@@ -7,7 +7,7 @@ excluded) and of whole ``simulate()`` calls (set-up and result included), on:
   released horizontal against a Hertz ``RotationStop`` at +-1 rad (k = 1e4 and 1e6), 1000
   steps at h = 1e-3;
 - the bushing chain (``problems/chain.py``, 1e5 N/m, 1e2 N m/rad, implicit), N = 2, 8, 16,
-  64 links, 200 steps at h = 1e-3 (50 above 16 links).
+  64 links, 200 steps at h = 1e-3 (100 above 16 links).
 
 Columns: this checkout with the elements "implicit" (energy-consistent, the default), the
 same with ``solver="qp"`` (the conic plugin: qpOASES up to 10 bodies, ProxQP above)
@@ -32,7 +32,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve()
 CASES = {f"stop pendulum k = {k:.0e}": ("stop", k, 1000) for k in (1e4, 1e6)}
-CASES.update({f"bushing chain N = {n}": ("chain", n, 200 if n <= 16 else 50)
+CASES.update({f"bushing chain N = {n}": ("chain", n, 200 if n <= 16 else 100)
               for n in (2, 8, 16, 64)})
 QUICK = ("stop pendulum k = 1e+04", "stop pendulum k = 1e+06", "bushing chain N = 2",
          "bushing chain N = 16")

@@ -150,7 +150,9 @@ def plot_result(res, bodies=None, title=None, extra=None, angular=False):
         extra(res, panels)
         for ax in panels.values():
             _legend_outside(ax)
-    fixed = "" if "h" in panels or not len(res.h) else f"; fixed h = {res.h[0]:.3g} s"
+    h = res.info.get("h_max", res.h[0] if len(res.h) else None)
+    fixed = ("" if "h" in panels or h is None or res.info.get("h_min", h) != h
+             else f"; fixed h = {h:.3g} s")
     heading = f"{res.message}{fixed}"
     fig.suptitle(f"{textwrap.fill(title, 110)}\n{heading}" if title else heading)
     return fig

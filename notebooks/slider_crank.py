@@ -231,18 +231,18 @@ axes[0, 0].legend(fontsize=7)
 #
 # | clearance | complementarity B | complementarity A | penalty B | penalty A |
 # |---|---|---|---|---|
-# | 0 mm | 8.89 (ideal) | 8.89 (ideal) | 8.55 | 0.46 |
+# | 0 mm | 8.89 (ideal) | 8.89 (ideal) | 8.51 | 0.62 |
 # | 1e-3 mm | 8.68 (7.02) | 8.68 (7.45) | 7.03 | 0.47 |
-# | 0.1 mm | 8.85 (1.54) | 2.79 (1.64) | 7.85 | 0.48 |
-# | 1 mm | 7.41 (1.68) | 0.51 (0.51) | 4.86 | 0.56 |
+# | 0.1 mm | 8.85 (1.54) | 2.79 (1.64) | 7.77 | 0.48 |
+# | 1 mm | 7.41 (1.68) | 0.51 (0.51) | 4.56 | 0.58 |
 #
 # Slider delay against the ideal run at the same h, at the last full stroke before the crank
 # first swings back: complementarity B 0.000 s (1e-3 mm, 9 strokes), 0.015 s (0.1 mm, 9),
 # 0.53 s (1 mm, 7 strokes, the crank keeps turning); complementarity A 0.002 s (1e-3 mm, 9),
 # 0.24 s (0.1 mm, 3 strokes, swings back at 2.35 s), 0.008 s (1 mm: 1 stroke before the jam
 # at 0.28 s, swings back at 0.71 s). Penalty B never swings back up to 1 mm, where it does
-# at 3.72 s after 5 strokes; its delay is 0.06 s with no play and 0.46-0.71 s with play.
-# Penalty A swings back at 0.33-0.40 s before a full stroke, with or without play.
+# at 3.85 s after 5 strokes; its delay is 0.07 s with no play and 0.51-0.71 s with play.
+# Penalty A swings back at 0.32-0.40 s before a full stroke, with or without play.
 #
 # - Complementarity (the default contact step: start-of-step normals in sustained contact):
 #   clearance -> 0 tends to the ideal joint, and the slider's delay grows with the
@@ -254,25 +254,24 @@ axes[0, 0].legend(fontsize=7)
 #   after about 1.5 turns from 0.1 mm on in both joints: that was the step's O(h)
 #   dissipation in sliding contact, not the clearance.
 # - Penalty (Lankarani-Nikravesh, e = 0.75, energy-consistent implicit, h = 2.5e-4:
-#   `slider_crank.PENALTY_STEP`). With no play the ball joint B is a stiff elastic spring:
-#   8.55 turns (the ideal mechanism 8.68 at this h), its potential's residual 1.5e-4 J. The
-#   evaluation before (backward Euler at h = 1e-3) stopped it after 1.75 turns: that was the
-#   numerical damping of the stiff law. With play the law's hysteresis takes 0.05-0.16 J
-#   (`work:` in the ledger below): every re-closure of the ball in its socket is an impact
-#   with e = 0.75. The revolute joint A stalls within half a turn at every clearance, also
-#   with no play (losing only 0.09 J there): on these bearing data (a 10 mm pin, 20 mm
-#   long, 2 strips) the compliant pin tilts. With play its hysteresis takes 0.55-0.57 J.
-# - h: K = 5e6 rings at ~1500 rad/s under the crank's loads (a contact period of ~4 ms).
-#   At h = 1e-3 the energy-consistent step does not damp what h does not resolve: the 1 mm
-#   ball joint turns 7.0 times in 5 s against 4.9 at 2.5e-4 and 5.2 at 1.25e-4, and the
-#   pin of A rattles (energy rises by up to 1.9 J; the run warns). Where A stalls does not
-#   depend on h: at 0.341 s with no play and 0.324-0.325 s at 1 mm for h = 2.5e-4,
-#   1.25e-4 and 6.25e-5. The crank turns in 5 s are not a converging number once the
-#   motion is sensitive: with no play at B, 8.55 / 8.14 / 8.30 turns at h = 2.5e-4 /
-#   1.25e-4 / 6.25e-5, and changing the initial crank speed by 1e-6 to 1e-5 of it moves
-#   them by up to 0.14 turns at h = 1e-3 and 0.07 at 1.25e-4. The crank angle at 3 s converges (32.05,
-#   31.82, 31.74 rad at 1e-3, 2.5e-4, 1.25e-4, within the ideal mechanism's own first-order
-#   error).
+#   `slider_crank.PENALTY_STEP`, impacts resolved in time by shortened steps). With no play
+#   the ball joint B is a stiff elastic spring: 8.51 turns (the ideal mechanism 8.68 at this
+#   h), its potential's residual below 1e-4 J. The evaluation before (backward Euler at
+#   h = 1e-3) stopped it after 1.75 turns: that was the numerical damping of the stiff law.
+#   With play the law's hysteresis takes 0.06-0.15 J (`work:` in the ledger below): every
+#   re-closure of the ball in its socket is an impact with e = 0.75. The revolute joint A
+#   stalls within half a turn at every clearance, also with no play (losing only 0.09 J
+#   there): on these bearing data (a 10 mm pin, 20 mm long, 2 strips) the compliant pin
+#   tilts. With play its hysteresis takes 0.53-0.57 J.
+# - h (`python benchmarks/penalty_crank_convergence.py`): K = 5e6 rings at ~1500 rad/s under
+#   the crank's loads (a contact period of ~4 ms). With its impacts resolved in time the ball
+#   joint's crank angle over 2 s is within 1.5 % of h = 6.25e-5's at h = 1e-3 (with every
+#   step at h: 2.2 %), and within 0.5 % at 2.5e-4. The crank turns in 5 s are not a
+#   converging number once the motion is sensitive: with no play at B, 8.52 / 8.14 / 8.30
+#   turns at h = 2.5e-4 / 1.25e-4 / 6.25e-5, and changing the initial crank speed by 1e-6 to
+#   1e-5 of it moves them by up to 0.14 turns at h = 1e-3 and 0.07 at 1.25e-4. Where A
+#   stalls does not depend on h (0.341 s with no play and 0.324-0.325 s at 1 mm for
+#   h = 2.5e-4, 1.25e-4 and 6.25e-5); how it rocks afterwards does not converge.
 # - What differs: with no or little play the complementarity joints behave like the ideal
 #   joint. The penalty ball joint does too with no play, but a micrometre of play already
 #   costs it 1.5 turns (each re-closure is a hysteresis impact), and the penalty revolute

@@ -256,7 +256,7 @@ def ideal_references(results, t_end=None) -> dict:
     (the method is first order, so a clearance run is compared with the ideal run at its h)."""
     refs = {}
     for res in results.values():
-        h = float(res.h[0])
+        h = float(res.info.get("h_max", res.h[0]))   # the run's h (impacts take shorter steps)
         if h not in refs:
             refs[h] = nd.simulate(build(), t_end=t_end or float(res.t[-1]), h=h, progress=False)
     return refs
@@ -270,7 +270,7 @@ def summary_table(results, references=None) -> str:
     lines = [f"{'run':<22} {'h':>7} {'turns':>6} {'back (s)':>8} {'strokes':>7} {'delay (s)':>9} "
              f"{'dE (J)':>8} {'retried':>7} {'fallbk':>6} {'steps':>6} {'wall (s)':>8}  status"]
     for label, res in results.items():
-        h = float(res.h[0])
+        h = float(res.info.get("h_max", res.h[0]))
         strokes, delay = (slider_delay(res, references[h]) if references and h in references
                           else (len(slider_maxima(res)), float("nan")))
         back = turning_until(res)
