@@ -9,7 +9,7 @@ range gravity's potential spans, whichever is larger):
   discretisation adds or removes, with gravity's part of the first-order step: gravity's
   impulse h F meets the mean velocity in the kinetic energy and the end velocity in the
   potential, -h F.(v1 - v0) / 2 a step, -h/2 F.(v(t) - v(0)) summed at fixed h (bounded);
-- ``elements``: ``residual:potential`` less that gravity term (fixed h only);
+- ``elements``: ``residual:potential`` less that gravity term (summed step by step);
 - ``contact``: the largest |sum of the contact: columns| (sustained clearance contact: zero
   for frictionless sliding in the exact motion; jams are physics);
 - ``smooth step``: the largest |residual:gyroscopic + ideal joints' work| (the first-order
@@ -47,14 +47,13 @@ def shares(res, system):
              if isinstance(r.element, Joint)]
     smooth = ledger["residual:gyroscopic"] + ledger[ideal].sum(axis=1)
     worst = lambda x: float(np.abs(np.asarray(x, dtype=float)).max()) / in_play   # noqa: E731
-    elements = np.nan
-    steps = np.diff(res.t)[:-1]             # the last step may be cut to end at t_end
-    if len(steps) and np.ptp(steps) <= 1e-9 * steps[0]:
-        h = steps[0]
-        g = np.asarray(system.gravity, dtype=float)
-        gravity_term = sum(-0.5 * h * b.mass * (res.velocity(b.name) - res.velocity(b.name)[0]) @ g
-                           for b in system.bodies)
-        elements = worst(ledger["residual:potential"] - gravity_term)
+    # gravity's part, step by step: -h_n / 2 F . (v_n+1 - v_n), summed (on a fixed h, the
+    # bounded -h / 2 F . (v(t) - v(0)))
+    h = np.diff(res.t)[:, None]
+    g = np.asarray(system.gravity, dtype=float)
+    gravity_term = np.concatenate([[0.0], np.cumsum(sum(
+        -0.5 * b.mass * (h * np.diff(res.velocity(b.name), axis=0)) @ g for b in system.bodies))])
+    elements = worst(ledger["residual:potential"] - gravity_term)
     return in_play, worst(ledger["residual:potential"]), elements, worst(contact), worst(smooth)
 
 
