@@ -709,18 +709,19 @@ class Stepper:
         linearisation (2 sqrt(lambda), lambda ~ (omega h)^2 / 4 the norm of its stored
         energy's block, ``ImplicitLinearisation.contact_stiffness``) and its index there,
         (0, -1) if none.
-        In an impact: closed, and for less than one period 2 pi / omega since it closed (a
+        In an impact: closed, and for less than one period 2 pi / omega since it closed. A
         contact closed longer is sustained: the energy-consistent step carries its slow
-        loads at any h, its stiff vibration is not resolved)."""
+        loads at any h, and its omega h counts for 1 / ``SUSTAINED`` (its stiff vibration is
+        not resolved, only kept within reach of the step's Newton iterations)."""
         stiffness = self.program.implicit.contact_stiffness
         if not stiffness.any():
             return 0.0, -1
         omega_h = 2.0 * np.sqrt(np.maximum(stiffness, 0.0))
         since = self.t - self._closed_since
-        impact = (omega_h > 0) & ~(since * omega_h >= 2 * np.pi * h)   # NaN: closes now
-        if not impact.any():
-            return 0.0, -1
-        i = int(np.argmax(np.where(impact, omega_h, -1.0)))
+        impact = ~(since * omega_h >= 2 * np.pi * h)        # NaN: closes now
+        # a sustained contact counts for 1 / SUSTAINED of its omega h
+        omega_h = np.where(impact, omega_h, omega_h / SUSTAINED)
+        i = int(np.argmax(omega_h))
         return float(omega_h[i]), i
 
     def _resolve_contacts(self, outcome, retries, shortened):
@@ -1031,8 +1032,9 @@ class Stepper:
 
     def _y_guess(self, h):
         """Scaled end-of-step velocity guess for the implicit linearisation: the last step's
-        velocity change repeated (exact for constant acceleration)."""
-        v = self.v if self._dv is None else self.v + self._dv * (h / self._dv_h)
+        velocity change repeated (exact for constant acceleration), not stretched over a
+        longer step (after an impact's short steps their acceleration is the contact's)."""
+        v = self.v if self._dv is None else self.v + self._dv * min(h / self._dv_h, 1.0)
         return self.cs.L.T @ v
 
     def _check(self, sol: StepSolution, out) -> tuple[bool, str]:
@@ -1253,6 +1255,10 @@ class Stepper:
                         outcome.scheme, outcome.fallback, outcome.error, proj_energy,
                         mu, lam, gaps, Pi_g, impact,
                         None if sol.P_t is None else sol.P_t / sol.h)
+
+
+# a sustained contact is stepped at up to this many times ``contact_resolution``'s omega h
+SUSTAINED = 4.0
 
 
 def _momentum_bodies(system, cs):
