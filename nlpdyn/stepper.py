@@ -182,9 +182,10 @@ class StepperSettings:
     ``contact_substeps``, so the impact is resolved in time. omega is that of the element's
     stored energy at the step's Newton linearisation, with its bodies free (an upper bound
     for bodies held by joints). A contact closed longer is sustained: its slow loads are
-    carried at any h, its stiff vibration is not resolved. None: every step at h; an
-    unresolved impact's outcome (its loss, its duration) then depends on h, and a run with
-    omega h above 1 says so."""
+    carried at any h, and it is stepped at up to 4 ``contact_resolution`` (its stiff
+    vibration not resolved, only kept within reach of the step's Newton iterations). None:
+    every step at h; an unresolved impact's outcome (its loss, its duration) then depends
+    on h, and a run with omega h above 1 says so."""
     contact_substeps: int = 64
     """The most steps ``contact_resolution`` makes of one step of the fixed h (of h_max)."""
     max_penetration: float | None = None

@@ -1,6 +1,7 @@
 """Impacts of energy-consistent contact elements resolved in time (``StepperSettings.
 contact_resolution``): shortened steps while a stiff contact is in its first period after
-closing, back on the fixed step's grid after it; sustained contact at the user's h."""
+closing, back on the fixed step's grid after it; sustained contact at the user's h while
+its omega h is within 4 ``contact_resolution``."""
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
