@@ -265,9 +265,9 @@ axes[0, 0].legend(fontsize=7)
 #   tilts. With play its hysteresis takes 0.53-0.57 J.
 # - h (`python benchmarks/penalty_crank_convergence.py`): K = 5e6 rings at ~1500 rad/s under
 #   the crank's loads (a contact period of ~4 ms). With its impacts resolved in time the ball
-#   joint's crank angle over 2 s is within 1.5 % of h = 6.25e-5's at h = 1e-3 (with every
+#   joint's crank angle over 2 s is within 0.6 % of h = 6.25e-5's at h = 1e-3 (with every
 #   step at h: 2.2 %), and within 0.5 % at 2.5e-4. The crank turns in 5 s are not a
-#   converging number once the motion is sensitive: with no play at B, 8.52 / 8.14 / 8.30
+#   converging number once the motion is sensitive: with no play at B, 8.51 / 8.14 / 8.30
 #   turns at h = 2.5e-4 / 1.25e-4 / 6.25e-5, and changing the initial crank speed by 1e-6 to
 #   1e-5 of it moves them by up to 0.14 turns at h = 1e-3 and 0.07 at 1.25e-4. Where A
 #   stalls does not depend on h (0.341 s with no play and 0.324-0.325 s at 1 mm for
