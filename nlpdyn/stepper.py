@@ -400,7 +400,7 @@ class Stepper:
         # whether impacts are resolved in time (``contact_resolution``): with the implicit
         # elements' Newton linearisation, which gives their stiffness
         self.resolves_impacts = (self.program.implicit is not None
-                          and self.solver in ("direct", "qp") and control != "nlp")
+                                 and self.solver in ("direct", "qp") and control != "nlp")
 
     def _warn_linearisation(self, clearances):
         """Linearised gaps alone (no gap iterations, no projection) penetrate by about
@@ -1093,8 +1093,9 @@ class Stepper:
                                   *self.run_notes()) if note]
 
     def run_notes(self) -> list[str]:
-        """What the steps of the run say of their discretisation: energy, joint drift and
-        (free systems) momentum drift, each beyond its setting."""
+        """What the steps of the run say of their discretisation: energy, joint drift,
+        (free systems) momentum drift, each beyond its setting, and an impact not resolved
+        in time (``contact_resolution``)."""
         return [note for note in (self.discretisation_note(), self.drift_note(),
                                   self.momentum_note(), self.resolution_note()) if note]
 
