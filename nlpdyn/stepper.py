@@ -400,6 +400,7 @@ class Stepper:
         # whether impacts are resolved in time (``contact_resolution``): with the implicit
         # elements' Newton linearisation, which gives their stiffness
         self.resolves_impacts = (self.program.implicit is not None
+                                 and bool(self.program.implicit.contacts)
                                  and self.solver in ("direct", "qp") and control != "nlp")
 
     def _warn_linearisation(self, clearances):
@@ -449,7 +450,7 @@ class Stepper:
         self._closed_since = np.full(len(self.program.implicit.contacts)
                                      if self.program.implicit is not None else 0, np.nan)
         self.resolution = {"shortened_steps": 0, "smallest_h": np.inf,
-                           "unresolved": (0.0, self.t, "")}
+                           "unresolved": (0.0, self.t, "", 0.0)}
         self._log_start = (self.t, self.q, self.v, self.z, self.gaps)
         self._log = []      # per step: (start, StepInfo, q, v, z at its end)
 
@@ -705,25 +706,25 @@ class Stepper:
         left = (np.ceil(ahead) - ahead) * H
         return H if left < 1e-6 * H else left
 
-    def _impacts_omega_h(self, h) -> tuple[float, int]:
+    def _impacts_omega_h(self, h) -> tuple[float, int, float]:
         """omega h of the stiffest contact element in an impact at the last solve's
         linearisation (2 sqrt(lambda), lambda ~ (omega h)^2 / 4 the norm of its stored
         energy's block, ``ImplicitLinearisation.contact_stiffness``) and its index there,
-        (0, -1) if none.
+        (0, -1) if none; ``true_omega_h`` the element's own omega h.
         In an impact: closed, and for less than one period 2 pi / omega since it closed. A
         contact closed longer is sustained: the energy-consistent step carries its slow
         loads at any h, and its omega h counts for 1 / ``SUSTAINED`` (its stiff vibration is
         not resolved, only kept within reach of the step's Newton iterations)."""
         stiffness = self.program.implicit.contact_stiffness
         if not stiffness.any():
-            return 0.0, -1
-        omega_h = 2.0 * np.sqrt(np.maximum(stiffness, 0.0))
+            return 0.0, -1, 0.0
+        true_omega_h = 2.0 * np.sqrt(np.maximum(stiffness, 0.0))
         since = self.t - self._closed_since
-        impact = ~(since * omega_h >= 2 * np.pi * h)        # NaN: closes now
+        impact = ~(since * true_omega_h >= 2 * np.pi * h)        # NaN: closes now
         # a sustained contact counts for 1 / SUSTAINED of its omega h
-        omega_h = np.where(impact, omega_h, omega_h / SUSTAINED)
+        omega_h = np.where(impact, true_omega_h, true_omega_h / SUSTAINED)
         i = int(np.argmax(omega_h))
-        return float(omega_h[i]), i
+        return float(omega_h[i]), i, float(true_omega_h[i])
 
     def _resolve_contacts(self, outcome, retries, shortened):
         """Re-solve a step whose impact (``_impacts_omega_h``) was stiffer than
@@ -733,7 +734,7 @@ class Stepper:
         st, limit = self.settings, self.settings.contact_resolution
         floor = self.h_max / st.contact_substeps
         h = outcome.sol.h
-        omega_h, i = self._impacts_omega_h(h)
+        omega_h, i, true_omega_h = self._impacts_omega_h(h)
         for _ in range(3 if limit is not None else 0):
             # 1.5: a step a little past the limit is kept, the next one is shortened
             if omega_h <= 1.5 * limit or h <= floor * (1 + 1e-9):
@@ -742,7 +743,7 @@ class Stepper:
             outcome, more = self._solve_with_retries(h, h)
             retries += more
             h = outcome.sol.h
-            omega_h, i = self._impacts_omega_h(h)
+            omega_h, i, true_omega_h = self._impacts_omega_h(h)
             shortened = True
         self._h_next = limit * h / omega_h if limit is not None and omega_h > 0 else np.inf
         closed = self.program.implicit.contact_stiffness > 0
@@ -755,13 +756,13 @@ class Stepper:
             record["smallest_h"] = min(record["smallest_h"], h)
         if omega_h > max(record["unresolved"][0], 1.0, 4.0 * (limit or 0.0)):
             element = self.cs.force_elements[self.program.implicit.contacts[i]]
-            record["unresolved"] = (omega_h, self.t + h, element.name)
+            record["unresolved"] = (omega_h, self.t + h, element.name, true_omega_h)
         return outcome, retries
 
     def resolution_note(self) -> str:
         """A note when an impact was not resolved in time (omega h above 1 and above 4
         ``contact_resolution``: over within a few steps): its outcome depends on h."""
-        omega_h, when, name = self.resolution["unresolved"]
+        _, when, name, omega_h = self.resolution["unresolved"]
         if not name:
             return ""
         limit = self.settings.contact_resolution

@@ -736,7 +736,8 @@ class CompiledSystem:
         - ``tangent`` (nv x n_elements): Q where its derivative in the end of step is cheap
           and the same to first order in q1 - q0 (for "implicit": the force a quarter
           into the step, with v1), for the Newton iterations' Hessian; ``tangent_V``: the
-          stored energy's part of it (its stiffness alone), None without "implicit" elements.
+          stored energy's part of it (its stiffness alone), None without "implicit" contact
+          elements or "split" damping.
 
         By evaluation:
 
@@ -791,8 +792,11 @@ class CompiledSystem:
         cols, cols_V, tangent = [], [], []
         Q_quarter = (self.element_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), v1, z)
                      if self.consistent else None)
+        # the stored energy's force a quarter into the step: the split damping's tangent, and
+        # the contacts' stiffness (``ImplicitLinearisation.contact_stiffness``)
         QV_quarter = (self.element_conservative_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), z)
-                      if self.consistent else None)
+                      if split_columns or any(self.force_elements[j].is_contact
+                                              for j, *_ in self.consistent) else None)
         if split_columns:
             # a "split" damping acts with h / 2 in this step: half its derivative
             for j in split_columns:
