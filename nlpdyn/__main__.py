@@ -94,6 +94,9 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--h-min", type=_positive, help="smallest step: makes h variable [s]")
     parser.add_argument("--step-control", choices=("fixed", "nlp", "adaptive"),
                         help="with bounds on h: adaptive (default) or nlp (the seed's scheme)")
+    parser.add_argument("--scheme", choices=("euler", "midpoint"),
+                        help="time discretisation (default: euler, the seed's; midpoint: "
+                             "second order, for ideal joints and explicit force elements)")
     parser.add_argument("--form", choices=("gauss", "explicit"),
                         help="the step program's form (default gauss)")
     plot = parser.add_mutually_exclusive_group()
@@ -280,7 +283,8 @@ def main(argv=None) -> int:
     if args.step_control in ("nlp", "adaptive") and not isinstance(h, tuple):
         parser.error(f"argument --step-control: {args.step_control} needs bounds on h "
                      "(give --h-min)")
-    options = {k: v for k, v in (("step_control", args.step_control), ("form", args.form)) if v}
+    options = {k: v for k, v in (("step_control", args.step_control), ("form", args.form),
+                                 ("scheme", args.scheme)) if v}
 
     import nlpdyn as nd
     from .result import _npz_path

@@ -202,6 +202,11 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
     start_v = np.asarray([s[2] for s in rec.starts]).reshape(n, cs.nv)
     start_z = np.asarray([s[3] for s in rec.starts]).reshape(n, cs.n_memory)
     zs = np.asarray(rec.zs).reshape(len(t), cs.n_memory)
+    if n and infos[0].base is not None:
+        # the midpoint scheme took its forces and joint rows half a step in
+        start_t = np.array([i.base[0] for i in infos], dtype=float)
+        start_q = np.asarray([i.base[1] for i in infos]).reshape(n, cs.nq)
+        start_v = np.asarray([i.base[2] for i in infos]).reshape(n, cs.nv)
     z_el = zs[:, :cs.n_history].T       # the elements' memory at each output point
     kin = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
     pot = np.asarray(cs.potential.map(len(t))(t[None, :], q.T, z_el)).ravel()
@@ -228,7 +233,8 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
     work = stepper.ledger.element_work(rec.kept_steps)
     rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.constraint_rows}
     gap_rows = {r.name: (r.start, r.stop, [b.name for b in r.element.bodies]) for r in cs.gap_rows}
-    info = {"step_control": stepper.step_control, "solver": stepper.solver,
+    info = {"scheme": stepper.settings.scheme, "step_control": stepper.step_control,
+            "solver": stepper.solver,
             "form": stepper.settings.form, "h_min": stepper.h_min, "h_max": stepper.h_max,
             "program_builds": stepper.program.build_count, "contact": stepper.contact.name,
             "contact_fallback": stepper.settings.contact_fallback,

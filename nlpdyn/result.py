@@ -568,7 +568,8 @@ class Result:
                 if self.info.get("output_every", 1) > 1 else "")
         lines = [f"{'success' if self.success else 'FAILED'}: {self.message}",
                  f"t = {self.t[0]:.6g} .. {self.t[-1]:.6g} s in {s.get('n_steps', 0)} steps{kept}"
-                 + (f" (h {self.h.min():.3g} .. {self.h.max():.3g} s)" if len(self.h) else "")]
+                 + (f" (h {self.h.min():.3g} .. {self.h.max():.3g} s)" if len(self.h) else "")
+                 + (f", scheme {self.info['scheme']}" if "scheme" in self.info else "")]
         if s.get("n_steps"):
             if "wall_time" in self.info:
                 lines.append(f"simulate() took {self.info['wall_time']:.3g} s (set-up "

@@ -95,7 +95,12 @@ class StepProgram:
         q0, v0, q_lin = ca.SX.sym("q0", nq), ca.SX.sym("v0", nv), ca.SX.sym("q_lin", nq)
         t0, h = ca.SX.sym("t0"), ca.SX.sym("h")
         y = ca.SX.sym("y", nv)
-        z = ca.SX.sym("z", cs.n_memory)          # the elements' memory, then the carry
+        # the elements' memory, then the carry; for the midpoint scheme then the last step's
+        # velocity change over its h (its velocity-dependent forces' predictor) and the next
+        # step's h (its joint rows' target)
+        self.midpoint = settings.scheme == "midpoint"
+        self.n_program_memory = cs.n_memory + (nv + 1 if self.midpoint else 0)
+        z = ca.SX.sym("z", self.n_program_memory)
         # the memory entries that hold the step size (friction's bristles) are h itself, so the
         # step with h as a variable sees its own h
         z_step = z
@@ -113,21 +118,41 @@ class StepProgram:
         L, Linv, Linv_T = ca.DM(L_sp), ca.DM(Linv_sp), ca.DM(Linv_sp.T.tocsc())
         self._L, self._Linv_T = L, Linv_T
         v = Linv_T @ y
-        F0 = cs.forces_explicit(t0, q0, v0, z_el)
+        # the step's base point: where forces and joint rows are taken, and the positions'
+        # drift from it to the end (h_k qdot); Moreau's midpoint rule drifts half a step first
+        if self.midpoint:
+            q_b, t_b, h_k = self._drift(q0, v0, 0.5 * h), t0 + 0.5 * h, 0.5 * h
+            v_f = v0 + 0.5 * h * z[cs.n_memory:cs.n_memory + nv]
+            h_r = 0.5 * (h + z[cs.n_memory + nv])
+        else:
+            q_b, t_b, h_k, v_f, h_r = q0, t0, h, v0, h
+        F0 = cs.forces_explicit(t_b, q_b, v_f, z_el)
         y_free = L.T @ v0 + h * Linv @ F0
-        qdot = self._qdot(q0, v, h)
+        qdot = self._qdot(q_b, v, h_k)
         # What each force element exerts over the step (impulse / h, ``CompiledSystem.
         # step_forces``): the elements evaluated inside the step make b(y) = h L^-1 F_imp(y)
         self.has_implicit = bool(cs.implicit_elements)
-        step = cs.step_forces(t0, h, q0, v0, q0 + h * qdot, v, z_step, ca.jacobian(qdot, y) @ L.T)
+        step = cs.step_forces(t_b, h, q_b, v_f, q_b + h_k * qdot, v, z_step,
+                              ca.jacobian(qdot, y) @ L.T)
         in_step = [j for j, el in enumerate(cs.force_elements) if el.evaluation != "explicit"]
         b_imp = h * Linv @ (ca.sum2(step.Q[:, in_step]) if in_step else ca.SX.zeros(nv))
-        rows_eq = cs.phi(q0, t0) / h + cs.phi_q(q0, t0) @ qdot + cs.phi_t(q0, t0)
-        if cs.n_velocity_rows:      # velocity-level rows C v - zeta (zeta is in phi_t)
-            rows_eq = rows_eq + cs.velocity_rows_jacobian(q0, t0) @ v
+        # the joint rows ask the positions a whole step on (the midpoint scheme: the next
+        # step's midpoint, h_r away: SHAKE's staggered positions; a row's error then dies out
+        # within two steps, where asking the end of the step would keep the error's velocity)
+        rows_eq = self._joint_rows(q_b, t_b, h_r, v)
+        if self.midpoint and cs.n_velocity_rows:
+            # velocity constraints hold for the step's mean velocity at its midpoint
+            mask = ca.DM(cs.velocity_row_mask)
+            C_b = cs.velocity_rows_jacobian(q_b, t_b)
+            rows_eq = rows_eq + mask * (C_b @ (0.5 * (v0 + v)) - C_b @ v)
         A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
         self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, z=z,
-                         rows_eq=rows_eq, A_eq=A_eq, b_imp=b_imp, qdot=qdot)
+                         rows_eq=rows_eq, A_eq=A_eq, b_imp=b_imp, qdot=qdot, v_f=v_f)
+        # the base point (t, q) and the velocity the forces see, for the result's reactions
+        # and element forces
+        self.base_point = FastFunction(ca.Function(
+            "base_point", [q0, v0, t0, h, z], [t_b, q_b, v_f], ["q0", "v0", "t0", "h", "z"],
+            ["t", "q", "v"], _CSE))
         self._step = step
         self._rows = {}
         self._grads = {}
@@ -144,6 +169,11 @@ class StepProgram:
         # reactions and energy ledger, per step
         mu_in = ca.SX.sym("mu", ne)
         Pi = A_eq @ L.T
+        if self.midpoint:
+            # the rows at a base point given as (q0, t0); velocity constraints take the mean
+            # velocity (half the end velocity's Jacobian)
+            Pi = ca.diag(ca.DM(1.0 - 0.5 * cs.velocity_row_mask)) @ ca.jacobian(
+                self._joint_rows(q0, t0, h, v), y) @ L.T
         self.joint_forces = ca.Function(
             "joint_forces", [q0, t0, mu_in],
             [ca.densify(ca.horzcat(*[_local(Pi[r.start:r.stop, :].T @ mu_in[r.start:r.stop],
@@ -190,7 +220,7 @@ class StepProgram:
         Pi_g_local = ca.SX.sym("Pi_g_local", ng, 12)
         friction_work = ca.SX.sym("friction_work", ng)
         shift = ca.SX.sym("shift", nv)  # C (y - y_lin) of a curvature-corrected solve, else 0
-        q1 = q0 + h * qdot
+        q1 = q_b + h_k * qdot
         t1 = t0 + h
         eom = L @ (y - y_free_in - b_imp + shift - impulse) / h
         norms = ca.vertcat(*[ca.norm_2(q1[7 * k + 3:7 * k + 7]) - 1 for k in range(cs.n_bodies)])
@@ -340,7 +370,7 @@ class StepProgram:
         joint_sum = ca.DM(_segment_sums([(r.start, r.stop) for r in cs.constraint_rows], cs.n_eq))
         joints = joint_sum @ (P_eq * Aybar_eq)
         gaps = P_g * Aybar_g
-        gyroscopic = -h * ca.dot(cs.gyroscopic(v0), v_bar)
+        gyroscopic = -h * ca.dot(cs.gyroscopic(self._sym["v_f"]), v_bar)
         z_el = self._sym["z"][:cs.n_history]
         potential = (ca.sum1(conservative) + cs.potential(t1, q1, z_el) - cs.potential(t0, q0, z_el)
                      + carried)
@@ -350,6 +380,25 @@ class StepProgram:
                           potential, solver)
 
     # ------------------------------------------------------------------ kinematics
+    def _joint_rows(self, q, t, h, v):
+        """The joint rows of a step drifting ``h`` from (q, t) with velocity v: the joints,
+        drivers and programmed constraints at its end linearised at (q, t), Phi / h + Pi
+        qdot + Phi_t, then the velocity constraints' rows C v - zeta there."""
+        cs = self.cs
+        rows = cs.phi(q, t) / h + cs.phi_q(q, t) @ self._qdot(q, v, h) + cs.phi_t(q, t)
+        if cs.n_velocity_rows:      # velocity-level rows C v - zeta (zeta is in phi_t)
+            rows = rows + cs.velocity_rows_jacobian(q, t) @ v
+        return rows
+
+    def _drift(self, q0, v0, h):
+        """Positions after drifting ``h`` from q0 with velocity v0, Euler parameters
+        normalised (the midpoint scheme's base point)."""
+        q = q0 + h * self._qdot(q0, v0, h)
+        for k in range(self.cs.n_bodies):
+            p = q[7 * k + 3:7 * k + 7]
+            q[7 * k + 3:7 * k + 7] = p / ca.norm_2(p)
+        return q
+
     def _qdot(self, q0, v, h):
         """Semi-implicit Euler map v -> qdot with the linearised normalisation row."""
         parts = []
@@ -677,7 +726,7 @@ class StepProgram:
         cs = self.cs
         Q0, V0, T0, H = (ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", self.nv), ca.MX.sym("t0"),
                          ca.MX.sym("h"))
-        Z = ca.MX.sym("z", cs.n_memory)
+        Z = ca.MX.sym("z", self.n_program_memory)
         A, c, A_g, c_g, y_free, Pi_g_local = self.prepare_sparse().call([Q0, V0, T0, H, Q0, Z])
         A, c = self._kept(A, c)
         n_rows = A.size1()
@@ -756,7 +805,7 @@ class StepProgram:
         Q0, V0, QL = ca.MX.sym("q0", cs.nq), ca.MX.sym("v0", nv), ca.MX.sym("q_lin", cs.nq)
         T0, H, LAM = ca.MX.sym("t0"), ca.MX.sym("h"), ca.MX.sym("lam0", ne + ng)
         P_CURV, Y_LIN = ca.MX.sym("P_curv", ng), ca.MX.sym("y_lin", nv)
-        Z = ca.MX.sym("z", cs.n_memory)
+        Z = ca.MX.sym("z", self.n_program_memory)
         H_IMP = ca.MX.sym("H_imp", self.implicit.nnz if self.has_implicit else 0)
         B_LIN = ca.MX.sym("b_lin", nv if self.has_implicit else 0)
         # I + C stays positive definite: "start" C is positive semidefinite (the circle's

@@ -60,6 +60,24 @@ class System:
         self._compiled = None
         self._fingerprint = None
 
+    @property
+    def gravity(self) -> np.ndarray:
+        """Gravity's acceleration (m/s^2, global); set it as any 3 numbers.
+
+        Example
+        -------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> s.gravity = (0, -9.81, 0)
+        >>> s.gravity
+        array([ 0.  , -9.81,  0.  ])
+        """
+        return self._gravity
+
+    @gravity.setter
+    def gravity(self, value):
+        self._gravity = as_vector(value)
+
     # ---------------------------------------------------------------- declaration
     def _check_open(self):
         if self._compiled is not None:
@@ -512,6 +530,9 @@ class CompiledSystem:
             C[first:first + zeta_el.numel(), :] = C_el
             zeta[first:first + zeta_el.numel()] = zeta_el
         self.n_velocity_rows = sum(z_el.numel() for _, _, z_el in velocity_rows)
+        self.velocity_row_mask = np.zeros(self.n_eq)
+        for first, _, zeta_el in velocity_rows:
+            self.velocity_row_mask[first:first + zeta_el.numel()] = 1.0
         Pi = Pi + C
         Pi_g = ca.jacobian(ca.mtimes(gap_q, qdot_of_v), v)
 

@@ -48,3 +48,32 @@ def tip(res, n_links):
     k = n_links - 1
     A = res.rotation(f"link{k}")
     return res.position(f"link{k}") + np.einsum("nij,j->ni", A, np.array([0.5 * LINK, 0.0, 0.0]))
+
+
+def reference_rhs(n_links, radius=0.005):
+    """Right-hand side of the chain's ODE in minimal coordinates, for scipy: x = (absolute
+    link angles from +X about Z, their rates), rods of ``LINK`` and ``MASS`` under gravity
+    -Y. Each link's centre moves with J_k(theta) theta' (Lagrange's equations written
+    out); independent of nlpdyn, the reference its runs are compared with."""
+    inertia = MASS * (3 * radius**2 + LINK**2) / 12
+    n, g = n_links, 9.81
+
+    def rhs(t, x):
+        theta, w = x[:n], x[n:]
+        s, c = np.sin(theta), np.cos(theta)
+        M, f = np.zeros((n, n)), np.zeros(n)
+        for k in range(n):
+            arm = np.where(np.arange(n) < k, LINK, 0.5 * LINK) * (np.arange(n) <= k)
+            Jx, Jy = -arm * s, arm * c
+            ax, ay = -np.sum(arm * c * w**2), -np.sum(arm * s * w**2)
+            M += MASS * (np.outer(Jx, Jx) + np.outer(Jy, Jy))
+            M[k, k] += inertia
+            f += -MASS * (Jx * ax + Jy * ay) - MASS * g * Jy
+        return np.r_[w, np.linalg.solve(M, f)]
+    return rhs
+
+
+def link_angles(q, n_links) -> np.ndarray:
+    """Absolute link angles (rad, about Z) from one row of ``Result.q``."""
+    return np.array([2 * np.arctan2(q[7 * k + 6], q[7 * k + 3]) for k in range(n_links)])
+

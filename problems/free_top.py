@@ -27,3 +27,17 @@ def kinetic_energy(res, inertia=INERTIA, mass=2.0) -> np.ndarray:
     w = res.angular_velocity("top")
     return 0.5 * np.einsum("ni,ij,nj->n", w, np.diag(inertia), w) + \
         0.5 * mass * np.sum(res.velocity("top") ** 2, axis=1)
+
+
+def reference_rhs(inertia=INERTIA):
+    """Right-hand side of Euler's equations with the Euler parameters' kinematics, for scipy:
+    x = (body-frame angular velocity, Euler parameters); independent of nlpdyn."""
+    J = np.asarray(inertia, dtype=float)
+
+    def rhs(t, x):
+        w, p = x[:3], x[3:]
+        e0, e = p[0], p[1:]
+        skew = np.array([[0, -e[2], e[1]], [e[2], 0, -e[0]], [-e[1], e[0], 0]])
+        return np.r_[-np.cross(w, J * w) / J, 0.5 * np.c_[-e, -skew + e0 * np.eye(3)].T @ w]
+    return rhs
+

@@ -118,18 +118,18 @@ def test_heavy_wheel_with_friction_settles_on_its_pin():
     ("force", "point force 'push': force not finite"),
     ("huge", "point force 'push': force 1e+300")])
 def test_a_step_failing_on_non_finite_numbers_names_their_source(kind, named):
-    """A driver angle or a load that leaves its domain (sqrt(0.02 - t)) or overflows
-    (1e300 N) after t = 0.02: the run stops there, keeps what it computed and names the
-    element."""
+    """A driver angle or a load that leaves its domain just before t = 0.02 (sqrt(0.02 -
+    1e-12 - t), sqrt(0.0195 - t): the step from t = 0.02 starts outside it) or overflows
+    (1e300 N): the run stops at t = 0.02, keeps what it computed and names the element."""
     import casadi as ca
     s = _bar((0, 0, 0))
     bar = s.body("bar")
     if kind == "driver":
         hinge = next(el for el in s.elements if el.name == "hinge")
-        s.add_joint(nd.RotationDriver(hinge, lambda t: ca.sqrt(0.02 - t) - ca.sqrt(0.02),
+        s.add_joint(nd.RotationDriver(hinge, lambda t: ca.sqrt(0.02 - 1e-12 - t) - ca.sqrt(0.02 - 1e-12),
                                       name="motor"))
     else:
-        force = ((lambda t, st: ca.vertcat(0, 0, ca.sqrt(0.02 - t))) if kind == "force" else
+        force = ((lambda t, st: ca.vertcat(0, 0, ca.sqrt(0.0195 - t))) if kind == "force" else
                  (lambda t, st: ca.vertcat(0, 0, ca.if_else(t > 0.0195, 1e300, 0))))
         s.add_force(nd.PointForce(bar, point=(1, 0, 0), force=force, name="push"))
     with warnings.catch_warnings():

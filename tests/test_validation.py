@@ -186,6 +186,19 @@ def test_every_problem_reported_in_one_error(no_stepping):
     assert msg.count("\n  - ") == len(expected)      # one line per problem
 
 
+def test_gravity_set_after_construction():
+    """``System.gravity`` takes any 3 numbers (a tuple, numpy scalars) after construction as
+    in it, and the next compile sees them; a bad value is refused naming gravity."""
+    s = nd.System()
+    s.add_body("ball", mass=1.0, inertia=(1, 1, 1))
+    s.gravity = (0, np.float64(-1.62), 0)
+    res = nd.simulate(s, t_end=0.1, h=1e-3, progress=False)
+    assert np.allclose(res.velocity("ball")[-1], (0, -0.162, 0))
+    s.gravity = (0, "down", 0)
+    with pytest.raises(nd.ModelError, match=r"gravity must be 3 finite numbers, got \(0, 'down', 0\)"):
+        s.compile()
+
+
 def test_every_problem_of_one_joint_reported():
     s, a, b = two_bars()
     s.add_joint(nd.Universal(a, b, (0, 0, np.nan), (1, 0, 0), (1, 0, 0), name="cardan"))
