@@ -202,27 +202,34 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
     start_v = np.asarray([s[2] for s in rec.starts]).reshape(n, cs.nv)
     start_z = np.asarray([s[3] for s in rec.starts]).reshape(n, cs.n_memory)
     zs = np.asarray(rec.zs).reshape(len(t), cs.n_memory)
-    if n and infos[0].base is not None:
-        # the midpoint scheme took its forces and joint rows half a step in
-        start_t = np.array([i.base[0] for i in infos], dtype=float)
-        start_q = np.asarray([i.base[1] for i in infos]).reshape(n, cs.nq)
-        start_v = np.asarray([i.base[2] for i in infos]).reshape(n, cs.nv)
+    # where each step took its forces and joint rows: its start, or (the midpoint scheme)
+    # half a step in, with the velocity its explicit forces saw
+    midpoint = bool(n) and infos[0].base is not None
+    base_t, base_q, base_v = start_t, start_q, start_v
+    if midpoint:
+        base_t = np.array([i.base[0] for i in infos], dtype=float)
+        base_q = np.asarray([i.base[1] for i in infos]).reshape(n, cs.nq)
+        base_v = np.asarray([i.base[2] for i in infos]).reshape(n, cs.nv)
     z_el = zs[:, :cs.n_history].T       # the elements' memory at each output point
     kin = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
     pot = np.asarray(cs.potential.map(len(t))(t[None, :], q.T, z_el)).ravel()
 
-    joint_local = _joint_forces(stepper.program.joint_forces, cs, start_q, start_t, mu)
+    joint_local = _joint_forces(stepper.program.joint_forces, cs, base_q, base_t, mu)
     gap_local = {r.name: np.einsum("kjc,kj->kc", gap_jac[:, r.start:r.stop], lam[:, r.start:r.stop])
                  for r in cs.gap_rows}
     friction_vectors = _friction_data(cs, infos)
-    friction_local = _friction_local(cs, start_q, friction_vectors)
+    friction_local = _friction_local(cs, base_q, friction_vectors)
     local = {**joint_local, **{k: g + friction_local.get(k, 0.0) for k, g in gap_local.items()}}
-    wrenches = {r.name: _wrenches_from_local(r.element, start_q, local[r.name],
+    wrenches = {r.name: _wrenches_from_local(r.element, base_q, local[r.name],
                                              r.element.reaction_point())
                 for r in [*cs.constraint_rows, *cs.gap_rows]}
     contact_points, contact_vectors = _contact_data(cs, gap_jac, q, lam)
-    wrenches.update(_force_wrenches(cs, start_t, start_q, start_v, start_z, h, q[1:], v[1:],
-                                    zs[1:]))
+    if midpoint:
+        wrenches.update(_midpoint_force_wrenches(cs, start_t, start_q, start_v, base_q, base_v,
+                                                 start_z, h, q[1:], v[1:]))
+    else:
+        wrenches.update(_force_wrenches(cs, start_t, start_q, start_v, start_z, h, q[1:], v[1:],
+                                        zs[1:]))
     element_pot = dict(zip([el.name for el in cs.force_elements],
                            np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T, z_el))
                            .reshape(len(cs.force_elements), len(t))))
@@ -261,7 +268,7 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
                  message, stepper.initial_projection, info, contact_points, contact_vectors,
                  force_elements, work, element_pot, ledger, memory, friction,
                  friction_vectors)
-    res.step_start_q = start_q      # where each step's reactions were evaluated
+    res.step_start_q = base_q       # where each step's reactions were evaluated
     return res
 
 
@@ -308,6 +315,17 @@ def _force_wrenches(cs, t0, q0, v0, z0, h, q1, v1, z1):
     Q = np.asarray(F(t0[None, :], h[None, :], q0.T, v0.T, q1.T, v1.T, z0.T, z1.T)).reshape(
         cs.nv, n_el, n, order="F").transpose(1, 2, 0)                       # (n_el, n, nv)
     return {el.name: _wrenches_from_generalised(el, q0, Q[j], None)
+            for j, el in enumerate(cs.force_elements)}
+
+
+def _midpoint_force_wrenches(cs, t0, q0, v0, qm, vf, z0, h, q1, v1):
+    """``_force_wrenches`` of midpoint steps (``CompiledSystem.step_forces_midpoint``;
+    qm, vf: each step's midpoint and the velocity its explicit forces saw)."""
+    n, n_el = len(t0), len(cs.force_elements)
+    F = cs.recorded_step_forces_midpoint.map(n)
+    Q = np.asarray(F(t0[None, :], h[None, :], q0.T, v0.T, qm.T, vf.T, q1.T, v1.T, z0.T)).reshape(
+        cs.nv, n_el, n, order="F").transpose(1, 2, 0)                       # (n_el, n, nv)
+    return {el.name: _wrenches_from_generalised(el, qm, Q[j], None)
             for j, el in enumerate(cs.force_elements)}
 
 

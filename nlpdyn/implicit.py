@@ -28,10 +28,10 @@ REUSE_ERROR = 0.1   # largest share of the impulse's change between iterates H m
 
 
 class ImplicitLinearisation:
-    """``linearisation(q0, t0, h, y_imp, z, b)`` -> (H nonzeros in ``pattern``, b + H y_imp),
-    once built (``build``)."""
+    """``linearisation(q0, v0, t0, h, y_imp, z, b)`` -> (H nonzeros in ``pattern``, b + H
+    y_imp), once built (``build``)."""
 
-    def __init__(self, cs, q0, t0, h, y, z, Linv, b, element_Q, element_QV=None):
+    def __init__(self, cs, q0, v0, t0, h, y, z, Linv, b, element_Q, element_QV=None):
         """Symbols of the step program; ``b`` the implicit elements' impulse L^-1 Q_imp;
         ``element_Q`` (nv x n_elements) what each element exerts over the step, or a
         stand-in with the same derivative in y to first order (``CompiledSystem.step_forces``
@@ -78,7 +78,7 @@ class ImplicitLinearisation:
         self.nnz = self.pattern.nnz()
         self._slot = np.searchsorted(keys, cols * nv + rows)
         self._nv = nv
-        self._inputs = [q0, t0, h, y_imp, z]
+        self._inputs = [q0, v0, t0, h, y_imp, z]
         block_values = ca.densify(ca.vertcat(*blocks, *[c[1] for c in contacts])
                                   ) if blocks else ca.SX(0, 1)
         self._n_blocks = sum(k * k * len(idx) for k, idx in self.groups)
@@ -94,10 +94,10 @@ class ImplicitLinearisation:
         functions (``StepProgram``: one pass over what they share); None: eliminated here."""
         self._function = FastFunction(ca.Function(
             "implicit_terms", self._inputs, self.outputs if outputs is None else outputs,
-            ["q0", "t0", "h", "y_imp", "z"], ["b", "blocks"],
+            ["q0", "v0", "t0", "h", "y_imp", "z"], ["b", "blocks"],
             {"cse": True} if outputs is None else {}))
 
-    def __call__(self, q0, t0, h, y_imp, z, b=None):
+    def __call__(self, q0, v0, t0, h, y_imp, z, b=None):
         """(H nonzeros, b(y_imp) + H y_imp): the QP's Hessian term and its linear term.
 
         ``b``: the impulse at ``y_imp`` where a solve gave it (iterates after a step's first);
@@ -105,7 +105,7 @@ class ImplicitLinearisation:
         ``y_imp`` within ``REUSE_ERROR``, else formed at ``y_imp``."""
         Hy = None if b is None else self._apply(y_imp)
         if b is None or not self._predicts(b, Hy):
-            b, blocks = self._function(q0, t0, h, y_imp, z)
+            b, blocks = self._function(q0, v0, t0, h, y_imp, z)
             self._project(blocks)
             Hy = self._apply(y_imp)
         self._at = (np.array(b, dtype=float), Hy)

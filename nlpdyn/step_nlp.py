@@ -132,8 +132,12 @@ class StepProgram:
         # What each force element exerts over the step (impulse / h, ``CompiledSystem.
         # step_forces``): the elements evaluated inside the step make b(y) = h L^-1 F_imp(y)
         self.has_implicit = bool(cs.implicit_elements)
-        step = cs.step_forces(t_b, h, q_b, v_f, q_b + h_k * qdot, v, z_step,
-                              ca.jacobian(qdot, y) @ L.T)
+        if self.midpoint:
+            step = cs.step_forces_midpoint(t0, h, q0, v0, q_b, v_f, q_b + h_k * qdot, v, z_step,
+                                           ca.jacobian(qdot, y) @ L.T)
+        else:
+            step = cs.step_forces(t0, h, q0, v0, q0 + h * qdot, v, z_step,
+                                  ca.jacobian(qdot, y) @ L.T)
         in_step = [j for j, el in enumerate(cs.force_elements) if el.evaluation != "explicit"]
         b_imp = h * Linv @ (ca.sum2(step.Q[:, in_step]) if in_step else ca.SX.zeros(nv))
         # the joint rows ask the positions a whole step on (the midpoint scheme: the next
@@ -197,7 +201,7 @@ class StepProgram:
         # Implicit elements in the fixed-h QP, Newton-linearised about an iterate y_imp
         # element by element (``implicit.py``); the stepper iterates until the EOM residual
         # with the end-of-step forces is met
-        self.implicit = (ImplicitLinearisation(cs, q0, t0, h, y, z, Linv, b_imp, step.tangent,
+        self.implicit = (ImplicitLinearisation(cs, q0, v0, t0, h, y, z, Linv, b_imp, step.tangent,
                                                step.tangent_V)
                          if self.has_implicit else None)
 
@@ -358,7 +362,7 @@ class StepProgram:
         applied = h * (step.Q.T @ v_bar)
         conservative = h * (step.Q_V.T @ v_bar)
         carried = ca.DM(0)
-        if consistent:
+        if consistent and not self.midpoint:       # the midpoint step carries nothing
             # Q_V of these elements is their carried part: half the last step's force and
             # half this one's (the discrete gradient and a "split" damping); its work on
             # the nodal velocities is h C . v1, of which h G_V . v1 = -dV
@@ -777,7 +781,7 @@ class StepProgram:
         if self.has_implicit:
             if y_imp is None:
                 y_imp = self.cs.L.T @ np.asarray(v0, dtype=float)
-            H_imp, b_lin = self.implicit(q0, t0, h, y_imp, z, b_imp)
+            H_imp, b_lin = self.implicit(q0, v0, t0, h, y_imp, z, b_imp)
         else:
             H_imp, b_lin = _NO_ARRAY, _NO_ARRAY
         args = (q0, v0, t0, h, q_lin, lam0, P_curv, y_lin, z, H_imp, b_lin)

@@ -57,9 +57,12 @@ class StepperSettings:
     (iterated: it does no work); the velocities take the step's whole impulse; the positions
     drift the second half with the end velocity. The joint rows ask the next step's
     midpoint to meet the constraints, velocity constraints hold for the step's mean
-    velocity (``docs/FORMULATION.md``). For ideal joints, drivers, velocity constraints
-    and force elements evaluated "explicit", with solver "direct", a fixed or "adaptive" h
-    and ``projection`` False; other models are refused, the elements at fault named."""
+    velocity; elements evaluated "implicit" apply their stored energy's discrete gradient
+    over the step whole, with no carry (``docs/FORMULATION.md``). For ideal joints,
+    drivers, velocity constraints and force elements other than contacts, with solver
+    "direct", a fixed or "adaptive" h and ``projection`` False; contact (gaps, and contact
+    elements evaluated in the step), joint friction and the seed's variable h are refused,
+    the elements at fault named."""
     form: str = "gauss"
     """"gauss": v is the only unknown and the multipliers come from the KKT conditions;
     "explicit": the seed's NLP with impulses as variables and the EOM as equality rows (IPOPT)."""
@@ -506,6 +509,10 @@ class Stepper:
         energy-consistent elements, the contact flags."""
         self.z = self.cs.initial_memory(self.t, self.q, self.v, self.h_max,
                                         ACCEPTED * self.settings.gap_tol)
+        if self.program.midpoint and self.cs.n_carry:
+            # the midpoint step carries no impulse from one step into the next
+            n = self.cs.n_history
+            self.z[n:n + self.cs.n_carry] = 0.0
 
     def set_state(self, t: float, q, v) -> None:
         """Continue from a state of your own: time ``t``, positions ``q`` (7 per body: r, p)
@@ -976,10 +983,10 @@ class Stepper:
         q, v, t, z = self.q, self.v, self.t, self.z
         q_lin = q if q_lin is None else q_lin
         form = self.settings.form
-        if kind == "direct" and not self.program.has_implicit:
-            if not self.program.midpoint:
-                return self.program.solve_direct(q, v, t, bounds[1], z)
+        if kind == "direct" and self.program.midpoint:
             return self._solve_midpoint(bounds[1])
+        if kind == "direct" and not self.program.has_implicit:
+            return self.program.solve_direct(q, v, t, bounds[1], z)
         if kind in ("qp", "direct"):
             return self._solve_qp(bounds[1], q_lin, curvature, jacobian_at,
                                   "direct" if kind == "direct" else None)
@@ -1077,13 +1084,21 @@ class Stepper:
         the last step's velocity change; then, while the gyroscopic term at the step's mean
         velocity would change the end velocity by more than ``GYROSCOPIC_TOL`` of the
         velocities, again at that mean velocity (fixed-point iterations, at most
-        ``implicit_iterations``): the bodies' rotation then neither gains nor loses energy."""
-        accel = self._accel
-        n = self.cs.n_bodies
-        inertia = self._inertia
+        ``implicit_iterations``): the bodies' rotation then neither gains nor loses energy.
+        Elements evaluated in the step are Newton-linearised in the same iterations (one
+        KKT solve each) until the equations of motion hold with their end-of-step forces
+        (``implicit_tol``)."""
+        accel, implicit = self._accel, self.program.has_implicit
+        y_imp = self._y_guess(h) if implicit else None
+        b_imp, warm = None, None
+        n, inertia = self.cs.n_bodies, self._inertia
         for _ in range(self.settings.implicit_iterations + 1):
-            sol, out = self.program.solve_direct(self.q, self.v, self.t, h,
-                                                 np.concatenate((self.z, accel, [self.h_max])))
+            memory = np.concatenate((self.z, accel, [self.h_max]))
+            if implicit:
+                sol, out = self.program.solve_qp(self.q, self.v, self.t, h, self.q, memory, warm,
+                                                 None, y_imp, "start", None, "direct", b_imp)
+            else:
+                sol, out = self.program.solve_direct(self.q, self.v, self.t, h, memory)
             used, accel = accel, (out[1] - self.v) / h
             # the end velocity's change if the gyroscopic term took the mean velocity
             w_used = (self.v + 0.5 * h * used).reshape(n, 6)[:, 3:]
@@ -1091,12 +1106,20 @@ class Stepper:
             dS = (np.cross(w_mean, np.einsum("kij,kj->ki", inertia[0], w_mean))
                   - np.cross(w_used, np.einsum("kij,kj->ki", inertia[0], w_used)))
             change = h * np.abs(np.einsum("kij,kj->ki", inertia[1], dS)).max(initial=0.0)
-            if change <= GYROSCOPIC_TOL * (1.0 + np.abs(out[1]).max(initial=0.0)):
+            spinning = change > GYROSCOPIC_TOL * (1.0 + np.abs(out[1]).max(initial=0.0))
+            unmet = implicit and not out[-1][2] <= self.settings.implicit_tol
+            if not (spinning or unmet) or not np.isfinite(out[-1][2]):
                 break
+            if implicit:
+                y_imp, b_imp, warm = sol.y, sol.b_imp, -sol.P_eq
         else:
             sol.success = False
-            sol.status = (f"the gyroscopic term at the step's mean velocity still changes it by "
-                          f"{change:.3e} after {self.settings.implicit_iterations} iterations")
+            sol.status = (f"the midpoint step's iterations did not settle in "
+                          f"{self.settings.implicit_iterations}: "
+                          + (f"the gyroscopic term still changes the velocities by {change:.3e}"
+                             if spinning else f"EOM residual {out[-1][2]:.3e} with the forces "
+                                              "at the end of the step"))
+        sol.iterations = _ + 1
         self._accel_used = used
         return sol, out
 
@@ -1347,11 +1370,11 @@ def _scheme_problems(cs, settings, control) -> list[str]:
     problems = []
     if settings.scheme != "midpoint":
         return problems
-    in_step = [el.name for el in cs.force_elements if el.evaluation != "explicit"]
-    if in_step:
-        problems.append(f"scheme 'midpoint' takes force elements evaluated 'explicit'; "
-                        f"{in_step} are evaluated in the step: set their evaluation to "
-                        "'explicit' or use scheme 'euler'")
+    contacts = [el.name for el in cs.force_elements if el.is_contact and el.evaluation != "explicit"]
+    if contacts:
+        problems.append(f"scheme 'midpoint' has no contact elements evaluated in the step yet "
+                        f"(their impacts are resolved with shortened steps, which the midpoint "
+                        f"step does not take yet); {contacts} need scheme 'euler'")
     if cs.n_gap:
         problems.append(f"scheme 'midpoint' has no contact yet; the clearance joints "
                         f"{[r.name for r in cs.gap_rows]} need scheme 'euler'")

@@ -519,9 +519,7 @@ class CompiledSystem:
         kinetic = 0.5 * ca.dot(v, ca.DM(M) @ v)
 
         # Velocity Jacobians: d/dt f(q) = f_q qdot with pdot = 1/2 G(p)^T w'.
-        qdot_of_v = ca.vertcat(*[ca.vertcat(v[6 * k:6 * k + 3],
-                                            0.5 * G_matrix(q[7 * k + 3:7 * k + 7]).T @ v[6 * k + 3:6 * k + 6])
-                                 for k in range(self.n_bodies)])
+        qdot_of_v = self._qdot_of_v(q, v)
         phi_q = ca.jacobian(phi, q)
         gap_q = ca.jacobian(gap, q)
         Pi = ca.jacobian(ca.mtimes(phi_q, qdot_of_v), v)
@@ -686,6 +684,7 @@ class CompiledSystem:
         self._carried_impulse = ca.Function(
             "carried_impulse", [q, memory], [self._carried(q, memory)[1]])
         self._recorded_step_forces = None
+        self._recorded_midpoint = None
 
     @property
     def recorded_step_forces(self) -> ca.Function:
@@ -845,6 +844,82 @@ class CompiledSystem:
                                      D=D, C=C, carried=carried,
                                      wrenches=self._wrenches(C, q0, rotations),
                                      tangent=ca.horzcat(*tangent), tangent_V=QV_quarter)
+
+    def step_forces_midpoint(self, t0, h, q0, v0, qm, vf, q1, v1, memory, T):
+        """What every force element exerts over a midpoint step (``scheme`` "midpoint")
+        from (t0, q0, v0) to (t0 + h, q1, v1), drifting through qm, as ``step_forces``'s
+        namespace (no carry: ``C`` and ``carried`` are zero):
+
+        - "explicit": Q at the midpoint (t0 + h/2, qm) with the predicted velocity vf;
+        - "backward_euler": Q at the end;
+        - "implicit": the stored energy's discrete gradient between q0 and q1, G_V = -T^T
+          grad_d V(q0, q1) (T the kinematic map at qm), whole in this step, and the rest D at
+          the step's midpoint ((q0 + q1) / 2, the mean velocity): with q1 - q0 = h (v0 + v1)
+          / 2 (translations) the element's stored energy changes by exactly the work of G_V,
+          and D does its own work (to O(h^3) per step where rotations enter T);
+          ``tangent``: the force halfway along the chord with the mean velocity, which has
+          the impulse's derivative in v1 to first order."""
+        z = memory[:self.n_history]
+        n_el = len(self.force_elements)
+        tm, q_chord, v_mean = t0 + 0.5 * h, 0.5 * (q0 + q1), 0.5 * (v0 + v1)
+        Q_mid = self.element_forces(tm, qm, vf, z)
+        QV_mid = self.element_conservative_forces(tm, qm, z)
+        Q_end = self.element_forces(t0 + h, q1, v1, z)
+        QV_end = self.element_conservative_forces(t0 + h, q1, z)
+        Q_chord = self.element_forces(tm, q_chord, v_mean, z) if self.consistent else None
+        QV_chord = (self.element_conservative_forces(tm, q_chord, z) if self.consistent
+                    else None)
+        G_V, D = ca.SX.zeros(self.nv, n_el), ca.SX.zeros(self.nv, n_el)
+        for j, coordinates, pullback, laws, _ in self.consistent:
+            D[:, j] = Q_chord[:, j] - QV_chord[:, j]
+            G_V[:, j] = ca.substitute(
+                -T.T @ discrete_gradient(lambda x: coordinates(x, tm),
+                                         lambda x, w: pullback(x, tm, w), laws, q0, q1),
+                self.z_sym, z)
+        cols, cols_V, tangent = [], [], []
+        for j, el in enumerate(self.force_elements):
+            if el.evaluation == "explicit":
+                cols.append(Q_mid[:, j])
+                cols_V.append(QV_mid[:, j])
+                tangent.append(Q_mid[:, j])
+            elif el.evaluation == "backward_euler":
+                cols.append(Q_end[:, j])
+                cols_V.append(QV_end[:, j])
+                tangent.append(Q_end[:, j])
+            else:
+                cols.append(G_V[:, j] + D[:, j])
+                cols_V.append(G_V[:, j])
+                tangent.append(Q_chord[:, j])
+        zero = ca.SX.zeros(self.nv, n_el)
+        return types.SimpleNamespace(Q=ca.horzcat(*cols), Q_V=ca.horzcat(*cols_V), G_V=G_V,
+                                     D=D, C=zero, carried=ca.SX.zeros(self.nv),
+                                     wrenches=self._wrenches(zero, q0),
+                                     tangent=ca.horzcat(*tangent),
+                                     tangent_V=QV_chord if self.consistent else None)
+
+    @property
+    def recorded_step_forces_midpoint(self) -> ca.Function:
+        """``recorded_step_forces_midpoint(t0, h, q0, v0, qm, vf, q1, v1, z0)`` -> Q (nv x
+        n_elements): what every force element exerted over a recorded midpoint step
+        (``step_forces_midpoint``), for the result's wrenches."""
+        if self._recorded_midpoint is None:
+            q, v, t, memory = self.q_sym, self.v_sym, self.t_sym, ca.SX.sym("memory", self.n_memory)
+            h = ca.SX.sym("h")
+            qm, vf = ca.SX.sym("qm", self.nq), ca.SX.sym("vf", self.nv)
+            q1, v1 = ca.SX.sym("q1", self.nq), ca.SX.sym("v1", self.nv)
+            T = ca.jacobian(self._qdot_of_v(qm, v1), v1)
+            recorded = self.step_forces_midpoint(t, h, q, v, qm, vf, q1, v1, memory, T)
+            self._recorded_midpoint = ca.Function(
+                "recorded_step_forces_midpoint", [t, h, q, v, qm, vf, q1, v1, memory],
+                [ca.densify(recorded.Q)], ["t0", "h", "q0", "v0", "qm", "vf", "q1", "v1", "z0"],
+                ["Q"])
+        return self._recorded_midpoint
+
+    def _qdot_of_v(self, q, v):
+        """qdot = [rdot; 1/2 G(p)^T w'] per body."""
+        return ca.vertcat(*[ca.vertcat(v[6 * k:6 * k + 3],
+                                       0.5 * G_matrix(q[7 * k + 3:7 * k + 7]).T @ v[6 * k + 3:6 * k + 6])
+                            for k in range(self.n_bodies)])
 
     def carried_energy(self, t, q, v, C) -> float:
         """The kinetic energy the step velocity ``v`` lacks of the nodal velocity u = v + P

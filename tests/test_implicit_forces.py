@@ -265,12 +265,12 @@ def test_implicit_newton_hessian_is_the_per_element_psd_part(evaluation):
     for _ in range(5):
         stepper.step()
     program = stepper.program
-    q0, t0, z = stepper.q, stepper.t, stepper.z
+    q0, v0, t0, z = stepper.q, stepper.v, stepper.t, stepper.z
     y = program.cs.L.T @ stepper.v + 0.01 * np.arange(12)
 
     def mismatch(h):
         def b_of(y):
-            return program.implicit._function(q0, t0, h, y, z)[0]
+            return program.implicit._function(q0, v0, t0, h, y, z)[0]
 
         eps = 1e-6
         J = -np.column_stack([(b_of(y + eps * e) - b_of(y - eps * e)) / (2 * eps)
@@ -278,7 +278,7 @@ def test_implicit_newton_hessian_is_the_per_element_psd_part(evaluation):
         lam, V = np.linalg.eigh(0.5 * (J + J.T))
         assert lam.min() < -1e-3 * lam.max()             # the compressed spring is indefinite
         H_expected = (V * np.maximum(lam, 0)) @ V.T
-        H_nz, b_lin = program.implicit(q0, t0, h, y, z)
+        H_nz, b_lin = program.implicit(q0, v0, t0, h, y, z)
         H = np.asarray(ca.DM(program.implicit.pattern, H_nz))
         assert np.allclose(b_lin, b_of(y) + H @ y, rtol=1e-12, atol=1e-12 * np.abs(b_lin).max())
         return np.abs(H - H_expected).max() / np.abs(H_expected).max()

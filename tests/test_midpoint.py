@@ -244,6 +244,29 @@ def test_programmed_motion_followed_at_second_order():
     assert forces[0] < 0.05 and forces[0] / forces[1] > 1.8, forces
 
 
+def test_implicit_bushings_second_order_without_dissipation():
+    """A 2-link chain hinged by bushings evaluated in the step (energy-consistent: the
+    stored energy's discrete gradient between the step's ends, whole in the kick, no carry),
+    0.5 s: the positions against scipy's Radau at rtol 1e-11 on the same model
+    (``simulate_ode``) fall 4x per halving of h once its 100 rad/s modes are resolved
+    (measured 3.9e-4, 8.7e-5, 2.1e-5 m at h = 1e-3 ... 2.5e-4; the seed's Euler 1.5e-3,
+    8.4e-4, 4.4e-4); the energy's range is second order and about 1e-6 of the seed's step
+    dissipation-free too (5e-6 J against 3.2e-2 J at h = 2e-3)."""
+    def build():
+        return chain.build(2, bushing=(1e4, 10.0))
+
+    ref = nd.simulate_ode(build(), 0.5, method="Radau", rtol=1e-11, atol=1e-13, progress=False)
+    errors, ranges = [], []
+    for h in (1e-3, 5e-4, 2.5e-4):
+        res = _run(build(), 0.5, h)
+        errors.append(np.abs(res.q[-1] - ref.q[-1]).max())
+        ranges.append(np.ptp(res.energy))
+        ledger = res.energy_ledger().iloc[-1]
+        assert abs(ledger["residual:potential"]) < 1e-3 * np.ptp(res.potential_energy)
+    assert np.all(_ratios(errors) > 3.8), errors
+    assert np.all(_ratios(ranges) > 3.5) and ranges[0] < 2e-6, ranges
+
+
 # ---------------------------------------------------------------- the loop, the grid, refusals
 def test_stepper_loop_equals_simulate_and_reset_forgets():
     """``Stepper.step()`` takes the same steps as ``simulate``; ``reset`` starts the velocity
@@ -276,8 +299,12 @@ def test_refuses_what_it_does_not_model_yet():
         nd.Stepper(s, h=1e-3, scheme="midpoint", solver="ipopt")
     text = str(err.value)
     assert "clearance joints ['j0', 'j1']" in text and "solver 'direct'" in text
-    with pytest.raises(nd.ModelError, match=r"\['j0', 'j1'\] are evaluated in the step"):
-        nd.Stepper(chain.build(2, bushing=(1e6, 1e3)), h=1e-3, scheme="midpoint")
+    s = pendulum.build()
+    hinge = next(el for el in s.elements if isinstance(el, nd.Revolute))
+    s.add_force(nd.RotationStop(hinge, -1.0, 1.0, nd.Hertz(1e4), name="stop"))
+    with pytest.raises(nd.ModelError, match=r"no contact elements evaluated in the step yet.*"
+                                            r"\['stop'\] need scheme 'euler'"):
+        nd.Stepper(s, h=1e-3, scheme="midpoint")
     with pytest.raises(nd.ModelError, match="step_control 'fixed' or 'adaptive', got 'nlp'"):
         nd.Stepper(chain.build(2), h=(1e-4, 1e-3), scheme="midpoint", step_control="nlp")
     with pytest.raises(nd.ModelError, match="scheme 'midpoint' takes projection=False"):
