@@ -809,7 +809,6 @@ class CompiledSystem:
             else:
                 G_V[:, j] = C[:, j] - split[:, j]
         whole = D - split
-        cols, cols_V, tangent = [], [], []
         Q_quarter = (self.element_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), v1, z)
                      if self.consistent else None)
         # the stored energy's force a quarter into the step: the split damping's tangent, and
@@ -821,29 +820,33 @@ class CompiledSystem:
             # a "split" damping acts with h / 2 in this step: half its derivative
             for j in split_columns:
                 Q_quarter[:, j] = 0.5 * (Q_quarter[:, j] + QV_quarter[:, j])
-        for j, el in enumerate(self.force_elements):
-            if el.evaluation == "explicit":
-                cols.append(Q_start[:, j])
-                cols_V.append(QV_start[:, j])
-                tangent.append(Q_start[:, j])
-            elif el.evaluation == "backward_euler":
-                cols.append(Q_end[:, j])
-                cols_V.append(QV_end[:, j])
-                tangent.append(Q_end[:, j])
-            else:
-                # half of the step's force (discrete gradient and midpoint damping) now, half
-                # in the next step, after half of the last one's
-                carried_part = (0.5 * h_last * last_C[:, j] + 0.5 * h * C[:, j]) / h
-                cols.append(carried_part + whole[:, j])
-                cols_V.append(carried_part)
-                # the discrete gradient's derivative in q1 is half the Hessian at the
-                # midpoint (to first order in q1 - q0), and it acts with h / 2: the force at
-                # a quarter of the step, with v1, has the impulse's derivative in y
-                tangent.append(Q_quarter[:, j])
-        return types.SimpleNamespace(Q=ca.horzcat(*cols), Q_V=ca.horzcat(*cols_V), G_V=G_V,
-                                     D=D, C=C, carried=carried,
+
+        def in_step(j):
+            # half of the step's force (discrete gradient and midpoint damping) now, half
+            # in the next step, after half of the last one's
+            carried_part = (0.5 * h_last * last_C[:, j] + 0.5 * h * C[:, j]) / h
+            # the discrete gradient's derivative in q1 is half the Hessian at the midpoint
+            # (to first order in q1 - q0), and it acts with h / 2: the force at a quarter of
+            # the step, with v1, has the impulse's derivative in y
+            return carried_part + whole[:, j], carried_part, Q_quarter[:, j]
+
+        Q, Q_V, tangent = self._step_columns((Q_start, QV_start), (Q_end, QV_end), in_step)
+        return types.SimpleNamespace(Q=Q, Q_V=Q_V, G_V=G_V, D=D, C=C, carried=carried,
                                      wrenches=self._wrenches(C, q0, rotations),
-                                     tangent=ca.horzcat(*tangent), tangent_V=QV_quarter)
+                                     tangent=tangent, tangent_V=QV_quarter)
+
+    def _step_columns(self, explicit, end, in_step):
+        """(Q, Q_V, tangent) of a step, nv x n_elements, each element's column by its
+        evaluation: ``explicit`` and ``end`` the (Q, Q_V) that "explicit" and
+        "backward_euler" elements take, ``in_step(j)`` an "implicit" one's three columns."""
+        columns = []
+        for j, el in enumerate(self.force_elements):
+            if el.evaluation in ("explicit", "backward_euler"):
+                Q, QV = explicit if el.evaluation == "explicit" else end
+                columns.append((Q[:, j], QV[:, j], Q[:, j]))
+            else:
+                columns.append(in_step(j))
+        return [ca.horzcat(*c) for c in zip(*columns)]
 
     def step_forces_midpoint(self, t0, h, q0, v0, qm, vf, q1, v1, memory, T):
         """What every force element exerts over a midpoint step (``scheme`` "midpoint")
@@ -876,25 +879,13 @@ class CompiledSystem:
                 -T.T @ discrete_gradient(lambda x: coordinates(x, tm),
                                          lambda x, w: pullback(x, tm, w), laws, q0, q1),
                 self.z_sym, z)
-        cols, cols_V, tangent = [], [], []
-        for j, el in enumerate(self.force_elements):
-            if el.evaluation == "explicit":
-                cols.append(Q_mid[:, j])
-                cols_V.append(QV_mid[:, j])
-                tangent.append(Q_mid[:, j])
-            elif el.evaluation == "backward_euler":
-                cols.append(Q_end[:, j])
-                cols_V.append(QV_end[:, j])
-                tangent.append(Q_end[:, j])
-            else:
-                cols.append(G_V[:, j] + D[:, j])
-                cols_V.append(G_V[:, j])
-                tangent.append(Q_chord[:, j])
+        Q, Q_V, tangent = self._step_columns(
+            (Q_mid, QV_mid), (Q_end, QV_end),
+            lambda j: (G_V[:, j] + D[:, j], G_V[:, j], Q_chord[:, j]))
         zero = ca.SX.zeros(self.nv, n_el)
-        return types.SimpleNamespace(Q=ca.horzcat(*cols), Q_V=ca.horzcat(*cols_V), G_V=G_V,
-                                     D=D, C=zero, carried=ca.SX.zeros(self.nv),
-                                     wrenches=self._wrenches(zero, q0),
-                                     tangent=ca.horzcat(*tangent),
+        return types.SimpleNamespace(Q=Q, Q_V=Q_V, G_V=G_V, D=D, C=zero,
+                                     carried=ca.SX.zeros(self.nv),
+                                     wrenches=self._wrenches(zero, q0), tangent=tangent,
                                      tangent_V=QV_chord if self.consistent else None)
 
     @property
