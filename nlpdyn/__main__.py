@@ -96,7 +96,7 @@ def make_parser() -> argparse.ArgumentParser:
                         help="with bounds on h: adaptive (default) or nlp (the seed's scheme)")
     parser.add_argument("--scheme", choices=("euler", "midpoint"),
                         help="time discretisation (default: euler, the seed's; midpoint: "
-                             "second order, for ideal joints and explicit force elements)")
+                             "second order, without contact or joint friction yet)")
     parser.add_argument("--form", choices=("gauss", "explicit"),
                         help="the step program's form (default gauss)")
     plot = parser.add_mutually_exclusive_group()
