@@ -204,12 +204,14 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
     zs = np.asarray(rec.zs).reshape(len(t), cs.n_memory)
     # where each step took its forces and joint rows: its start, or (the midpoint scheme)
     # half a step in, with the velocity its explicit forces saw
-    midpoint = bool(n) and infos[0].base is not None
+    midpoint = bool(n) and infos[0].predictor is not None
     base_t, base_q, base_v = start_t, start_q, start_v
     if midpoint:
-        base_t = np.array([i.base[0] for i in infos], dtype=float)
-        base_q = np.asarray([i.base[1] for i in infos]).reshape(n, cs.nq)
-        base_v = np.asarray([i.base[2] for i in infos]).reshape(n, cs.nv)
+        memory = np.c_[start_z, [i.predictor for i in infos], np.full(n, stepper.h_max)]
+        base = stepper.program.base_point.function.map(n)(start_q.T, start_v.T, start_t[None, :],
+                                                          h[None, :], memory.T)
+        base_t = np.asarray(base[0]).ravel()
+        base_q, base_v = np.asarray(base[1]).T, np.asarray(base[2]).T
     z_el = zs[:, :cs.n_history].T       # the elements' memory at each output point
     kin = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
     pot = np.asarray(cs.potential.map(len(t))(t[None, :], q.T, z_el)).ravel()

@@ -143,12 +143,9 @@ class StepProgram:
         # the joint rows ask the positions a whole step on (the midpoint scheme: the next
         # step's midpoint, h_r away: SHAKE's staggered positions; a row's error then dies out
         # within two steps, where asking the end of the step would keep the error's velocity)
-        rows_eq = self._joint_rows(q_b, t_b, h_r, v)
-        if self.midpoint and cs.n_velocity_rows:
-            # velocity constraints hold for the step's mean velocity at its midpoint
-            mask = ca.DM(cs.velocity_row_mask)
-            C_b = cs.velocity_rows_jacobian(q_b, t_b)
-            rows_eq = rows_eq + mask * (C_b @ (0.5 * (v0 + v)) - C_b @ v)
+        # velocity constraints: the end velocity, or (midpoint) the step's mean velocity
+        v_rows = 0.5 * (v0 + v) if self.midpoint else v
+        rows_eq = self._joint_rows(q_b, t_b, h_r, v, v_rows)
         A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
         self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, z=z,
                          rows_eq=rows_eq, A_eq=A_eq, b_imp=b_imp, qdot=qdot, v_f=v_f)
@@ -173,11 +170,8 @@ class StepProgram:
         # reactions and energy ledger, per step
         mu_in = ca.SX.sym("mu", ne)
         Pi = A_eq @ L.T
-        if self.midpoint:
-            # the rows at a base point given as (q0, t0); velocity constraints take the mean
-            # velocity (half the end velocity's Jacobian)
-            Pi = ca.diag(ca.DM(1.0 - 0.5 * cs.velocity_row_mask)) @ ca.jacobian(
-                self._joint_rows(q0, t0, h, v), y) @ L.T
+        if self.midpoint:       # the same rows at a base point given as (q0, t0)
+            Pi = ca.jacobian(self._joint_rows(q0, t0, h, v, v_rows), y) @ L.T
         self.joint_forces = ca.Function(
             "joint_forces", [q0, t0, mu_in],
             [ca.densify(ca.horzcat(*[_local(Pi[r.start:r.stop, :].T @ mu_in[r.start:r.stop],
@@ -384,14 +378,14 @@ class StepProgram:
                           potential, solver)
 
     # ------------------------------------------------------------------ kinematics
-    def _joint_rows(self, q, t, h, v):
+    def _joint_rows(self, q, t, h, v, v_rows):
         """The joint rows of a step drifting ``h`` from (q, t) with velocity v: the joints,
         drivers and programmed constraints at its end linearised at (q, t), Phi / h + Pi
-        qdot + Phi_t, then the velocity constraints' rows C v - zeta there."""
+        qdot + Phi_t, then the velocity constraints' rows C v_rows - zeta there."""
         cs = self.cs
         rows = cs.phi(q, t) / h + cs.phi_q(q, t) @ self._qdot(q, v, h) + cs.phi_t(q, t)
         if cs.n_velocity_rows:      # velocity-level rows C v - zeta (zeta is in phi_t)
-            rows = rows + cs.velocity_rows_jacobian(q, t) @ v
+            rows = rows + cs.velocity_rows_jacobian(q, t) @ v_rows
         return rows
 
     def _drift(self, q0, v0, h):

@@ -307,9 +307,10 @@ class StepInfo:
     contact_jacobian: np.ndarray = field(repr=False, default=None)
     impact: np.ndarray = field(repr=False, default=None)
     friction: np.ndarray = field(repr=False, default=None)
-    base: tuple = field(repr=False, default=None)
-    """(t, q, v) where the step took its forces and joint rows (``scheme`` "midpoint":
-    half a step in; None: the start)."""
+    predictor: np.ndarray = field(repr=False, default=None)
+    """``scheme`` "midpoint": the velocity change over h that the step's velocity-dependent
+    forces were taken with (its midpoint, where forces and joint rows were taken, follows
+    from it: ``StepProgram.base_point``); None for the seed's step."""
 
 
 def _step_bounds(h) -> tuple[float, float]:
@@ -1319,13 +1320,9 @@ class Stepper:
             self._lam_qp = -np.concatenate((sol.P_eq, sol.P_g))
         self._contact_force = lam
         self._dv, self._dv_h = v1 - self.v, sol.h
-        base = None
+        predictor = None
         if self.program.midpoint:
-            memory = np.concatenate((self.z, self._accel_used, [self.h_max]))
-            t_b, q_b, v_f = self.program.base_point(self.q, self.v, self.t, sol.h, memory)
-            base = (float(np.asarray(t_b).ravel()[0]), np.asarray(q_b).ravel(),
-                    np.asarray(v_f).ravel())
-            self._accel = self._dv / sol.h
+            predictor, self._accel = self._accel_used, self._dv / sol.h
         if self.cs.n_memory:
             n, z = self.cs.n_history, self.z.copy()
             if n:
@@ -1355,7 +1352,7 @@ class Stepper:
                         float(comp[0]), retries, proj_change, sol.gap_iterations, changed,
                         outcome.scheme, outcome.fallback, outcome.error, proj_energy,
                         mu, lam, gaps, Pi_g, impact,
-                        None if sol.P_t is None else sol.P_t / sol.h, base)
+                        None if sol.P_t is None else sol.P_t / sol.h, predictor)
 
 
 # a sustained contact is stepped at up to this many times ``contact_resolution``'s omega h

@@ -528,9 +528,6 @@ class CompiledSystem:
             C[first:first + zeta_el.numel(), :] = C_el
             zeta[first:first + zeta_el.numel()] = zeta_el
         self.n_velocity_rows = sum(z_el.numel() for _, _, z_el in velocity_rows)
-        self.velocity_row_mask = np.zeros(self.n_eq)
-        for first, _, zeta_el in velocity_rows:
-            self.velocity_row_mask[first:first + zeta_el.numel()] = 1.0
         Pi = Pi + C
         Pi_g = ca.jacobian(ca.mtimes(gap_q, qdot_of_v), v)
 
