@@ -17,13 +17,17 @@ median, of the whole ``simulate()`` call (set-up included) or the whole integrat
 
     python benchmarks/work_precision.py            # table, and docs/work_precision.png
     python benchmarks/work_precision.py crank5     # the slider-crank over 5 s at h = 1e-3, 5e-4
+    python benchmarks/work_precision.py rtol       # error-controlled h against fixed h
+
+``rtol`` runs each case with ``rtol`` = 1e-3 ... 1e-6 (h within (1e-6, 1e-2)) and the fixed-h
+midpoint runs, and gives each rtol run's error in units of rtol, its steps and solves, and the
+steps a fixed h takes to the same error (log-log interpolation between the fixed runs).
 """
 import sys
 import time
 import warnings
 from pathlib import Path
 
-import casadi as ca
 import numpy as np
 from scipy.integrate import solve_ivp
 
@@ -38,53 +42,9 @@ TARGETS = {"chain2": 1e-3, "chain4": 1e-3, "top": 1e-4, "crank": 1e-4}
 
 
 # ---------------------------------------------------------------- minimal coordinates
-def _rotation(p):
-    e0, e = p[0], np.asarray(p[1:])
-    skew = np.array([[0, -e[2], e[1]], [e[2], 0, -e[0]], [-e[1], e[0], 0]])
-    return (2 * e0**2 - 1) * np.eye(3) + 2 * (np.outer(e, e) + e0 * skew)
-
-
 def crank_model():
-    """The slider-crank in its crank angle phi (about +X from Table 2's position): the rod
-    runs from B on the crank to C on the X axis, its spin fixed by the universal joint's
-    rod axis, which stays normal to X and to the rod. Returns (rhs, slider_x) as functions."""
-    phi, rate = ca.SX.sym("phi"), ca.SX.sym("rate")
-    pivot, R_c, L = slider_crank.CRANK_PIVOT, slider_crank.CRANK_LENGTH, slider_crank.ROD_LENGTH
-    turn = ca.vertcat(ca.horzcat(1, 0, 0), ca.horzcat(0, ca.cos(phi), -ca.sin(phi)),
-                      ca.horzcat(0, ca.sin(phi), ca.cos(phi)))
-    B = pivot + turn @ ca.DM([0, 0, R_c])
-    crank_centre = pivot + turn @ ca.DM([0, 0, 0.5 * R_c])
-    x = B[0] + ca.sqrt(L**2 - B[1]**2 - B[2]**2)
-    C = ca.vertcat(x, 0, 0)
-
-    def frame(d):
-        a2 = ca.cross(ca.DM([1, 0, 0]), d)
-        a2 = a2 / ca.norm_2(a2)
-        return ca.horzcat(d, a2, ca.cross(d, a2))
-
-    d = (C - B) / L
-    F0 = ca.Function("F0", [phi], [frame(d)])(0)
-    R_rod = frame(d) @ F0.T @ ca.DM(_rotation(slider_crank.rod_orientation()))
-    rod_centre = 0.5 * (B + C)
-
-    def omega(R):           # global angular velocity per unit rate: vee(dR/dphi R^T)
-        W = ca.jacobian(ca.vec(R), phi).reshape((3, 3)) @ R.T
-        return ca.vertcat(W[2, 1], W[0, 2], W[1, 0])
-
-    g = 9.81
-    bodies = [(0.12, np.diag([1e-4, 1e-4, 1e-5]), crank_centre, turn),
-              (0.5, np.diag([4e-4, 4e-3, 4e-3]), rod_centre, R_rod),
-              (2.0, np.diag([1e-4, 1e-4, 1e-4]), C, ca.DM.eye(3))]
-    mass, V = 0, 0
-    for m, J, r, R in bodies:
-        dr = ca.jacobian(r, phi)
-        w_body = R.T @ omega(R)
-        mass = mass + m * ca.dot(dr, dr) + w_body.T @ ca.DM(J) @ w_body
-        V = V + m * g * r[2]
-    accel = -(ca.jacobian(V, phi) + 0.5 * ca.jacobian(mass, phi) * rate**2) / mass
-    f = ca.Function("crank_rhs", [phi, rate], [accel])
-    slider = ca.Function("slider_x", [phi], [x])
-    return (lambda t, s: [s[1], float(f(s[0], s[1]))]), (lambda p: float(slider(p)))
+    """The slider-crank in its crank angle (``problems.slider_crank.reference_model``)."""
+    return slider_crank.reference_model()
 
 
 def crank_start_rate():
@@ -121,14 +81,21 @@ def minimal_error(name, state, ref):
 
 
 # ---------------------------------------------------------------- the runs
-def run_nlpdyn(name, scheme, h, ref):
+def run_nlpdyn(name, scheme, h, ref, **options):
+    return _nlpdyn_error(name, ref, *_nlpdyn_run(name, scheme, h, **options))
+
+
+def _nlpdyn_run(name, scheme, h, **options):
     build = {"chain2": lambda: chain.build(2), "chain4": lambda: chain.build(4),
              "top": free_top.build, "crank": slider_crank.build}[name]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tic = time.process_time()
-        res = nd.simulate(build(), T_END, h, scheme=scheme, progress=False)
-        cpu = time.process_time() - tic
+        res = nd.simulate(build(), T_END, h, scheme=scheme, progress=False, **options)
+        return res, time.process_time() - tic
+
+
+def _nlpdyn_error(name, ref, res, cpu):
     if name.startswith("chain"):
         return minimal_error(name, chain.link_angles(res.q[-1], int(name[-1])), ref), cpu
     if name == "top":
@@ -283,8 +250,66 @@ def _plot(rows, cases):
     fig.savefig(ROOT / "docs" / "work_precision.png", dpi=90)
 
 
+def error_control(cases=("chain2", "chain4", "top", "crank"), rtols=(1e-3, 1e-4, 1e-5, 1e-6)):
+    """Error-controlled h (``rtol``) against the fixed-h midpoint step: the error at t = 2 s
+    and the largest over the run (against the reference's dense output), steps, solves, CPU,
+    and the steps of a fixed h at the same largest error."""
+    print(f"{'case':<7} {'run':<14} {'error 2 s':>10} {'/ rtol':>7} {'max error':>10} "
+          f"{'/ rtol':>7} {'steps':>7} {'solves':>7} {'CPU s':>7} {'fixed h, same max':>18}")
+    for name in cases:
+        ref = reference(name)
+        dense = _dense_reference(name)
+        fixed = []
+        for h in (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4, 6.25e-5):
+            res, cpu = _nlpdyn_run(name, "midpoint", h)
+            fixed.append((_nlpdyn_error(name, ref, res, cpu)[0], _largest_error(name, dense, res),
+                          len(res.t) - 1, cpu))
+        for error, largest, steps, cpu in fixed:
+            print(f"{name:<7} {'h = %.3g' % (T_END / steps):<14} {error:>10.3e} {'':>7} "
+                  f"{largest:>10.3e} {'':>7} {steps:>7} {steps:>7} {cpu:>7.2f}")
+        for rtol in rtols:
+            res, cpu = _nlpdyn_run(name, "midpoint", (1e-6, 1e-2), rtol=rtol)
+            error = _nlpdyn_error(name, ref, res, cpu)[0]
+            largest = _largest_error(name, dense, res)
+            record = res.info["error_control"]
+            print(f"{name:<7} {'rtol = %.0e' % rtol:<14} {error:>10.3e} {error / rtol:>7.2f} "
+                  f"{largest:>10.3e} {largest / rtol:>7.2f} {len(res.t) - 1:>7} "
+                  f"{record['solves']:>7} {cpu:>7.2f} {_steps_at(fixed, largest):>18}")
+
+
+def _dense_reference(name):
+    x0, rhs, _ = problem(name)
+    return solve_ivp(rhs, (0, T_END), x0, method="DOP853", rtol=1e-13, atol=1e-14,
+                     dense_output=True).sol
+
+
+def _largest_error(name, dense, res):
+    """The case's error (``minimal_error``'s quantity) at every step, largest."""
+    ref = dense(res.t)
+    if name.startswith("chain"):
+        n = int(name[-1])
+        angles = np.array([chain.link_angles(q, n) for q in res.q])
+        return float(np.abs((angles - ref[:n].T + np.pi) % (2 * np.pi) - np.pi).max())
+    if name == "top":
+        return float(np.abs(res.angular_velocity("top") - ref[:3].T).max())
+    _, slider_x = crank_model()
+    return float(np.abs(res.position("slider")[:, 0] - [slider_x(p) for p in ref[0]]).max())
+
+
+def _steps_at(fixed, error):
+    """Steps of a fixed h reaching the largest error ``error`` (log-log interpolation)."""
+    runs = sorted(((e, n) for _, e, n, _ in fixed), key=lambda x: -x[0])
+    for (e1, n1), (e2, n2) in zip(runs, runs[1:]):
+        if e1 >= error >= e2 and e1 > e2:
+            f = np.log(e1 / error) / np.log(e1 / e2)
+            return f"{np.exp(np.log(n1) + f * np.log(n2 / n1)):.0f}"
+    return "out of range"
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["crank5"]:
         crank_five_seconds()
+    elif sys.argv[1:2] == ["rtol"]:
+        error_control(tuple(sys.argv[2:]) or ("chain2", "chain4", "top", "crank"))
     else:
         main(tuple(sys.argv[1:]) or ("chain2", "chain4", "top", "crank"))

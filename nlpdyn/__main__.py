@@ -7,6 +7,7 @@ examples:
   python -m nlpdyn clearance_pendulum --clearance 2e-4 --h-min 5e-4 --h 1e-3
   python -m nlpdyn rom_pendulum --variant rom_undamped --t-end 2 --no-plot
   python -m nlpdyn pendulum --h 1e-3 --step-control nlp --h-min 1e-4 --save run.npz
+  python -m nlpdyn slider_crank --h-min 1e-6 --h 1e-2 --rtol 1e-4
 
 A clearance joint's journal orbit is written beside the plot (NAME_orbit.png).
 """
@@ -97,6 +98,9 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--scheme", choices=("euler", "midpoint"),
                         help="time discretisation (default: euler, the seed's; midpoint: "
                              "second order, without contact or joint friction yet)")
+    parser.add_argument("--rtol", type=_positive,
+                        help="error-controlled h within (--h-min, --h): the error the run may "
+                             "gather, relative to the motion's scale (scheme midpoint)")
     parser.add_argument("--form", choices=("gauss", "explicit"),
                         help="the step program's form (default gauss)")
     plot = parser.add_mutually_exclusive_group()
@@ -280,11 +284,20 @@ def main(argv=None) -> int:
             parser.error("argument --step-control: fixed takes one step size (give --h "
                          "without --h-min)")
         h = h[1]                                   # the problem's bounds: run at h_max
+    if args.rtol is not None:
+        if not args.rtol < 1:
+            parser.error(f"argument --rtol: must be below 1, got {args.rtol:g}")
+        if not isinstance(h, tuple):
+            parser.error("argument --rtol: needs bounds on h (give --h-min)")
+        if args.scheme == "euler" or args.step_control is not None:
+            parser.error("argument --rtol: chooses h itself with scheme midpoint (give neither "
+                         "--scheme euler nor --step-control)")
+        args.scheme = "midpoint"
     if args.step_control in ("nlp", "adaptive") and not isinstance(h, tuple):
         parser.error(f"argument --step-control: {args.step_control} needs bounds on h "
                      "(give --h-min)")
     options = {k: v for k, v in (("step_control", args.step_control), ("form", args.form),
-                                 ("scheme", args.scheme)) if v}
+                                 ("scheme", args.scheme), ("rtol", args.rtol)) if v}
 
     import nlpdyn as nd
     from .result import _npz_path

@@ -207,7 +207,7 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
     midpoint = bool(n) and infos[0].predictor is not None
     base_t, base_q, base_v = start_t, start_q, start_v
     if midpoint:
-        memory = np.c_[start_z, [i.predictor for i in infos], np.full(n, stepper.h_max)]
+        memory = np.c_[start_z, [i.predictor for i in infos]]
         base = stepper.program.base_point.function.map(n)(start_q.T, start_v.T, start_t[None, :],
                                                           h[None, :], memory.T)
         base_t = np.asarray(base[0]).ravel()
@@ -251,6 +251,15 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
             "redundant_rows": [list(r) for r in stepper.redundant_rows],
             "run": dict(rec.run), "joints": joint_descriptions(cs),
             "geometry": describe(stepper.system)}
+    if stepper.step_control == "error":
+        record = stepper.error_control
+        info["error_control"] = {
+            "rtol": stepper.settings.rtol, "atol": stepper.settings.atol,
+            "span": stepper.span, "rejected_pairs": record["rejected_pairs"],
+            "solves": record["solves"],
+            "h_range": ([float(record["smallest_h"]), float(record["largest_h"])]
+                        if np.isfinite(record["smallest_h"]) else None),
+            "largest_error": float(record["largest_error"])}
     if stepper.resolves_impacts:
         record = stepper.resolution
         info["contact_resolution"] = {

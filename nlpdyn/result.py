@@ -584,6 +584,12 @@ class Result:
                              f"{s.get('min_gap', self.gaps.min()):.2e} m, "
                              f"{s['n_contact_fallback_steps']} steps by "
                              f"the fallback, mean iterations {self.stats.gap_iterations.mean():.2f}")
+        control = self.info.get("error_control")
+        if control:
+            lines.append(f"error control: rtol {control['rtol']:g}, atol {control['atol']:g}; "
+                         f"{control['solves']} solves, {control['rejected_pairs']} pairs of "
+                         f"steps taken again, largest estimate {control['largest_error']:.2f} "
+                         "of the tolerance")
         if len(self.energy):
             lines.append(f"energy {self.energy[0]:.9g} -> {self.energy[-1]:.9g} J "
                          f"(range {np.ptp(self.energy):.3e} J)")

@@ -96,10 +96,9 @@ class StepProgram:
         t0, h = ca.SX.sym("t0"), ca.SX.sym("h")
         y = ca.SX.sym("y", nv)
         # the elements' memory, then the carry; for the midpoint scheme then the last step's
-        # velocity change over its h (its velocity-dependent forces' predictor) and the next
-        # step's h (its joint rows' target)
+        # velocity change over its h (its velocity-dependent forces' predictor)
         self.midpoint = settings.scheme == "midpoint"
-        self.n_program_memory = cs.n_memory + (nv + 1 if self.midpoint else 0)
+        self.n_program_memory = cs.n_memory + (nv if self.midpoint else 0)
         z = ca.SX.sym("z", self.n_program_memory)
         # the memory entries that hold the step size (friction's bristles) are h itself, so the
         # step with h as a variable sees its own h
@@ -123,9 +122,8 @@ class StepProgram:
         if self.midpoint:
             q_b, t_b, h_k = self._drift(q0, v0, 0.5 * h), t0 + 0.5 * h, 0.5 * h
             v_f = v0 + 0.5 * h * z[cs.n_memory:cs.n_memory + nv]
-            h_r = 0.5 * (h + z[cs.n_memory + nv])
         else:
-            q_b, t_b, h_k, v_f, h_r = q0, t0, h, v0, h
+            q_b, t_b, h_k, v_f = q0, t0, h, v0
         F0 = cs.forces_explicit(t_b, q_b, v_f, z_el)
         y_free = L.T @ v0 + h * Linv @ F0
         qdot = self._qdot(q_b, v, h_k)
@@ -140,12 +138,19 @@ class StepProgram:
                                   ca.jacobian(qdot, y) @ L.T)
         in_step = [j for j, el in enumerate(cs.force_elements) if el.evaluation != "explicit"]
         b_imp = h * Linv @ (ca.sum2(step.Q[:, in_step]) if in_step else ca.SX.zeros(nv))
-        # the joint rows ask the positions a whole step on (the midpoint scheme: the next
-        # step's midpoint, h_r away: SHAKE's staggered positions; a row's error then dies out
-        # within two steps, where asking the end of the step would keep the error's velocity)
+        # the joint rows ask the positions at the end of the step (the midpoint scheme's end
+        # velocity is then projected onto the joints' rates, ``velocity_projection``)
         # velocity constraints: the end velocity, or (midpoint) the step's mean velocity
         v_rows = 0.5 * (v0 + v) if self.midpoint else v
-        rows_eq = self._joint_rows(q_b, t_b, h_r, v, v_rows)
+        rows_eq = self._joint_rows(q_b, t_b, h_k, v, v_rows)
+        if self.midpoint and cs.n_eq:
+            # and the rows' curvature along the start velocity's drift, so that the end
+            # positions meet them to O(h^3), whatever h was before (velocities compared
+            # across steps of different h then see no O(h^2) offset from the joints)
+            s_ = ca.SX.sym("s")
+            drift = cs.phi(q_b + s_ * self._qdot(q_b, v0, h_k), t_b + s_)
+            curvature = ca.substitute(ca.jacobian(ca.jacobian(drift, s_), s_), s_, 0)
+            rows_eq = rows_eq + 0.5 * h_k * curvature
         A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
         self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, z=z,
                          rows_eq=rows_eq, A_eq=A_eq, b_imp=b_imp, qdot=qdot, v_f=v_f)
@@ -299,6 +304,8 @@ class StepProgram:
         self.qp_solver = settings.qp_solver or ("qpoases" if nv <= 60 else "proxqp")
         self._value_slope = None
         self._direct = None
+        self._projection = None
+        self._tangential = None
         self._nlp = {}
 
     # ------------------------------------------------------------------ the seed's h
@@ -745,6 +752,59 @@ class StepProgram:
         return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H, Z], [y, self._full(P), *out],
                                         ["q0", "v0", "t0", "h", "z"],
                                         ["y", "P_eq", *self.finish_names]))
+
+    def velocity_projection(self) -> FastFunction:
+        """(q, t, v) -> the velocity nearest v in the kinetic metric whose joint rows' rates
+        vanish at (q, t), velocity constraints' residuals kept: the midpoint step's end
+        velocity, so that the state does not depend on the next step's h. Also gives the
+        rows' impulses (v_p = v + M^-1 Pi^T P) and each joint's work on the velocity's
+        change (the kinetic energy's change, exactly: P . Pi (v + v_p) / 2)."""
+        if self._projection is None:
+            self._projection = self._build_projection()
+            self.build_count += 1
+        return self._projection
+
+    def tangential(self) -> FastFunction:
+        """(q, t, x) -> x (a velocity-space vector) less its part along the joint rows
+        (velocity constraints aside) at (q, t), in the kinetic metric: the error control's
+        differences along the joints."""
+        if self._tangential is None:
+            cs = self.cs
+            Q, T, X = ca.MX.sym("q", cs.nq), ca.MX.sym("t"), ca.MX.sym("x", self.nv)
+            A, _ = self._kept((ca.DM(self._holonomic) * cs.velocity_jacobian(Q, T)) @ self._Linv_T,
+                              ca.MX(self.n_eq, 1))
+            solve = pseudo_inverse_solve(ca.mtimes(A, A.T), "tangential_ls",
+                                         self.settings.regularization,
+                                         self.settings.refinement_steps)
+            Y = self._L.T @ X
+            X_t = self._Linv_T @ (Y - A.T @ solve(A @ Y))
+            self._tangential = FastFunction(ca.Function("tangential", [Q, T, X], [X_t],
+                                                        ["q", "t", "x"], ["x_t"]))
+            self.build_count += 1
+        return self._tangential
+
+    @property
+    def _holonomic(self) -> np.ndarray:
+        """1 on the joint rows that hold positions, 0 on velocity constraints' rows."""
+        C = self.cs.velocity_rows_jacobian.sparsity_out(0)
+        holonomic = np.ones(self.n_eq)
+        holonomic[sorted(set(C.get_triplet()[0]))] = 0.0
+        return holonomic
+
+    def _build_projection(self):
+        cs = self.cs
+        Q, T, V = ca.MX.sym("q", cs.nq), ca.MX.sym("t"), ca.MX.sym("v", self.nv)
+        Pi = cs.velocity_jacobian(Q, T)
+        rate = ca.DM(self._holonomic) * (Pi @ V + cs.phi_t(Q, T))
+        A, c = self._kept(Pi @ self._Linv_T, rate)
+        z = pseudo_inverse_solve(ca.mtimes(A, A.T), "projection_ls", self.settings.regularization,
+                                 self.settings.refinement_steps)(c)
+        P = self._full(-z)
+        V_p = V + self._Linv_T @ (A.T @ -z)
+        joint_sum = ca.DM(_segment_sums([(r.start, r.stop) for r in cs.constraint_rows], cs.n_eq))
+        work = joint_sum @ (P * (Pi @ (0.5 * (V + V_p))))
+        return FastFunction(ca.Function("velocity_projection", [Q, T, V], [V_p, P, work],
+                                        ["q", "t", "v"], ["v_p", "P", "work"]))
 
     # ------------------------------------------------------------------ QP plugin
     def reset_qp(self):

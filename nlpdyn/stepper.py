@@ -28,7 +28,7 @@ from .fastcall import silenced_stdout
 from .step_nlp import _QP_OPTIONS, StepProgram, StepSolution
 from .system import CompiledSystem, ModelError, System
 
-STEP_CONTROLS = ("fixed", "nlp", "adaptive")
+STEP_CONTROLS = ("fixed", "nlp", "adaptive", "error")
 FORMS = ("gauss", "explicit")
 TIME_SCHEMES = ("euler", "midpoint")
 _NON_FINITE = re.compile(r"nan|inf\b|Invalid_Number|non-finite", re.IGNORECASE)
@@ -43,10 +43,35 @@ class StepperSettings:
     """Options of the time stepper. Defaults are the measured best (see README, Benchmarks)."""
 
     step_control: str | None = None
-    """"fixed" (h constant), "nlp" (the seed's scheme: h a bounded NLP variable, IPOPT) or
+    """"fixed" (h constant), "nlp" (the seed's scheme: h a bounded NLP variable, IPOPT),
     "adaptive" (fast QP steps, h = h_max unless a gap is predicted to close within the step,
-    then the step is cut to end at contact onset). None: "fixed" for a scalar h, "adaptive"
-    for bounds (h_min, h_max)."""
+    then the step is cut to end at contact onset) or "error" (h within (h_min, h_max) from
+    each step's estimated error, ``rtol``). None: "error" when ``rtol`` is given, else "fixed"
+    for a scalar h, "adaptive" for bounds (h_min, h_max)."""
+    rtol: float | None = None
+    """Error-controlled h (scheme "midpoint", bounds h = (h_min, h_max)): the error the run
+    may gather, relative to the motion's scale in every coordinate: positions against the
+    model's size (m) or 1 rad, velocities against the largest speed or angular speed (at
+    least sqrt(|g| L) and that over L). Each step gets an equal share of it: the mean step
+    so far over T, T the run's length (``simulate``'s t_end - t0; a Stepper's: the ``t_end``
+    given to ``step`` less t0, else none: the tolerance per step). The estimate is step doubling: two steps of h from one
+    state against one of 2 h, the difference along the joints over 3 (the two steps' error,
+    second order); a pair beyond it is taken again with a smaller h, and h grows at most 4x
+    from a pair to the next. Each step of a pair is one ``Stepper.step``. About 1.5 solves a
+    step. None: no error control.
+
+    Example
+    -------
+    >>> import nlpdyn as nd
+    >>> from problems import chain
+    >>> res = nd.simulate(chain.build(2), 0.5, (1e-6, 1e-2), scheme="midpoint", rtol=1e-4,
+    ...                   progress=False)
+    >>> res.info["error_control"]["rejected_pairs"] >= 0
+    True
+    """
+    atol: float = 0.0
+    """Absolute part of ``rtol``'s tolerance, in each coordinate's own unit (m, rad, m/s,
+    rad/s)."""
     scheme: str = "euler"
     """The time discretisation. "euler": the seed's semi-implicit Euler (first order; every
     model). "midpoint": Moreau's midpoint rule, second order in smooth motion at the cost of
@@ -55,12 +80,13 @@ class StepperSettings:
     taken at that midpoint, velocity-dependent forces at the velocity predicted from the
     last step's velocity change and the gyroscopic term at the step's mean velocity
     (iterated: it does no work); the velocities take the step's whole impulse; the positions
-    drift the second half with the end velocity. The joint rows ask the next step's
-    midpoint to meet the constraints, velocity constraints hold for the step's mean
-    velocity; elements evaluated "implicit" apply their stored energy's discrete gradient
+    drift the second half with the end velocity. The joint rows ask the step's end to meet
+    the constraints to O(h^3) (their curvature along the drift included) and the end
+    velocity is projected onto the joints' rates there, so the state does not depend on the
+    next h (``rtol`` varies it); velocity constraints hold for the step's mean velocity; elements evaluated "implicit" apply their stored energy's discrete gradient
     over the step whole, with no carry (``docs/FORMULATION.md``). For ideal joints,
     drivers, velocity constraints and force elements other than contacts, with solver
-    "direct", a fixed or "adaptive" h and ``projection`` False; contact (gaps, and contact
+    "direct", a fixed, "adaptive" or error-controlled (``rtol``) h and ``projection`` False; contact (gaps, and contact
     elements evaluated in the step), joint friction and the seed's variable h are refused,
     the elements at fault named."""
     form: str = "gauss"
@@ -215,6 +241,10 @@ class StepperSettings:
         problems = []
         if not is_choice(self.step_control, (None, *STEP_CONTROLS)):
             problems.append(f"step_control must be one of {STEP_CONTROLS}, got {self.step_control!r}")
+        if self.rtol is not None and not (is_number(self.rtol) and 0 < self.rtol < 1):
+            problems.append(f"rtol must be None or a number in (0, 1), got {self.rtol!r}")
+        if not (is_number(self.atol) and self.atol >= 0):
+            problems.append(f"atol must be >= 0 (a finite number), got {self.atol!r}")
         if not is_choice(self.scheme, TIME_SCHEMES):
             problems.append(f"scheme must be one of {TIME_SCHEMES}, got {self.scheme!r}")
         if not is_choice(self.form, FORMS):
@@ -347,11 +377,13 @@ class Stepper:
                                                      StepperSettings)
         self.settings = settings
         self.h_min, self.h_max = h_min, h_max
-        control = settings.step_control or ("fixed" if h_min == h_max else "adaptive")
+        control = settings.step_control or ("error" if settings.rtol is not None else
+                                            "fixed" if h_min == h_max else "adaptive")
         self.step_control = control
         self.system = system
         self.cs: CompiledSystem = system.compile(t0=t0)
-        problems = _scheme_problems(self.cs, settings, control)
+        problems = (_scheme_problems(self.cs, settings, control)
+                    + _error_control_problems(settings, control, h_min, h_max))
         if problems:
             raise ModelError(problems)
         self._bisect_h = (control == "nlp" and settings.nlp_method == "bisection"
@@ -414,6 +446,7 @@ class Stepper:
         blocks = np.array([cs.M[6 * k + 3:6 * k + 6, 6 * k + 3:6 * k + 6]
                            for k in range(cs.n_bodies)]).reshape(cs.n_bodies, 3, 3)
         self._inertia = (blocks, np.linalg.inv(blocks) if cs.n_bodies else blocks)
+        self.span = None        # the run's length, for rtol's share per step (``simulate``)
         self._restart()
         self._check_limits = np.full(3, 10 * settings.check_tol)
         clearances = [r.element.min_clearance for r in cs.gap_rows
@@ -456,6 +489,11 @@ class Stepper:
         self._lam_qp = None
         self._dv, self._dv_h = None, None
         self._accel = np.zeros(cs.nv)       # the last step's velocity change over its h
+        # error control (rtol): the next pair's h, the second step of a checked pair, the
+        # run's length (``simulate`` sets it) and the record
+        self._h_error, self._queued = self.h_min, None
+        self.error_control = {"rejected_pairs": 0, "smallest_h": np.inf, "largest_h": 0.0,
+                              "largest_error": 0.0, "solves": 0, "steps": 0}
         self._contact_force = None
         self.gaps = np.asarray(cs.gap(self.q)).ravel()
         self._active = np.zeros(cs.n_gap, dtype=bool)
@@ -695,6 +733,8 @@ class Stepper:
         remaining = np.inf if t_end is None else t_end - self.t
         if remaining <= 1e-12 * max(1.0, abs(self.t)):
             raise ValueError(f"already at t_end = {t_end} (t = {self.t})")
+        if self.step_control == "error":
+            return self._error_controlled_step(t_end, remaining, tic)
         if remaining <= self.h_max * (1 + 1e-9):          # last step: land on t_end
             h_min = h_max = remaining
         elif remaining < self.h_max + 0.5 * self.h_min:
@@ -716,10 +756,135 @@ class Stepper:
         outcome, retries = self._solve_with_retries(h_min, h_max)
         if self.resolves_impacts:
             outcome, retries = self._resolve_contacts(outcome, retries, shortened)
-        info = self._accept(outcome, retries, time.perf_counter() - tic)
+        return self._record(start, self._accept(outcome, retries, time.perf_counter() - tic))
+
+    def _record(self, start, info) -> StepInfo:
         if self._log is not None:
             self._log.append((start, info, self.q, self.v, self.z))  # for result(): references only
         return info
+
+    # ------------------------------------------------------------------ error control (rtol)
+    def _error_controlled_step(self, t_end, remaining, tic) -> StepInfo:
+        """One step under error control: the second step of the last checked pair, or the
+        first of a new pair (``_checked_pair``)."""
+        if self._queued is not None:
+            outcome, predictor, key = self._queued
+            self._queued = None
+            if key == self._state_key() and outcome.sol.h <= remaining * (1 + 1e-9):
+                self.last_start = start = (self.t, self.q, self.v, self.z)
+                self._accel_used = predictor
+                end = (t_end if t_end is not None
+                       and abs(self.t + outcome.sol.h - t_end) <= 1e-9 * outcome.sol.h else None)
+                return self._record(start, self._accept(outcome, 0, time.perf_counter() - tic,
+                                                        end))
+        h = min(max(self._h_error, self.h_min), self.h_max)
+        if remaining <= 2 * h * (1 + 1e-9):
+            h = 0.5 * remaining
+        elif remaining < 3 * h:
+            h = 0.25 * remaining        # two pairs, not one and a sliver
+        self.last_start = start = (self.t, self.q, self.v, self.z)
+        first, second, error, retries = self._checked_pair(h, t_end)
+        h = first[0].sol.h
+        self._accel_used = first[1]
+        info = self._accept(first[0], retries, time.perf_counter() - tic)
+        self._queued = (second[0], second[1], second[2]) if second[2] == self._state_key() else None
+        record = self.error_control
+        record["smallest_h"] = min(record["smallest_h"], h)
+        record["largest_h"] = max(record["largest_h"], h)
+        record["largest_error"] = max(record["largest_error"], error)
+        record["steps"] += 2
+        self._h_error = h * min(4.0, max(0.2, 0.9 * max(error, 1e-12) ** (-1 / 3)))
+        return self._record(start, info)
+
+    def _checked_pair(self, h, t_end):
+        """Two midpoint steps of h from the state and one of 2 h, taken again with a smaller
+        h while the pair's error estimate (``_pair_error``, in units of the tolerance) is
+        above 1 and h can shrink. Returns ((first step, its predictor), (second step, its
+        predictor, the state it starts from), the error, the retries)."""
+        retries = 0
+        while True:
+            whole, more = self._solve_with_retries(2 * h, 2 * h)
+            retries += more
+            if whole.sol.h < 2 * h * (1 - 1e-9):        # only a shorter step solves
+                h = 0.5 * whole.sol.h
+                continue
+            first, more = self._solve_with_retries(h, h)
+            retries += more
+            first_predictor = self._accel_used
+            saved = self._provisional(first)
+            try:
+                second, more = self._solve_with_retries(h, h)
+                retries += more
+                key = self._state_key()
+            finally:
+                self.t, self.q, self.v, self.z, self._accel, self._dv, self._dv_h = saved
+            self.error_control["solves"] += 3
+            if first.sol.h < h * (1 - 1e-9) or second.sol.h < h * (1 - 1e-9):
+                h = min(first.sol.h, second.sol.h)
+                continue
+            error = self._pair_error(whole.out, second.out, 2 * h, t_end)
+            if error <= 1.0 or h <= self.h_min * (1 + 1e-9):
+                return (first, first_predictor), (second, self._accel_used, key), error, retries
+            self.error_control["rejected_pairs"] += 1
+            h = max(self.h_min, h * max(0.2, 0.9 * error ** (-1 / 3)))
+
+    def _provisional(self, outcome):
+        """Advance the state by an unaccepted step as ``_accept`` would (t, q, v, memory and
+        the velocity predictors); returns the state before."""
+        saved = (self.t, self.q, self.v, self.z, self._accel, self._dv, self._dv_h)
+        sol, out = outcome.sol, outcome.out
+        t1, q1, v1 = self.t + sol.h, out[0], out[1]
+        self.z = self._next_memory(sol.h, t1, q1, v1, out[13])
+        self._dv, self._dv_h = v1 - self.v, sol.h
+        self._accel = self._dv / sol.h
+        self.t, self.q, self.v = t1, q1, v1
+        return saved
+
+    def _state_key(self):
+        return (self.t, self.q.tobytes(), self.v.tobytes(), self.z.tobytes(),
+                self._accel.tobytes())
+
+    def _pair_error(self, out_whole, out_pair, span, t_end) -> float:
+        """The error of a pair of steps (one of ``span`` against two of span / 2) in units of
+        the tolerance: the ends' difference along the joints over 3, per coordinate against
+        atol + rtol x its scale, times the run's steps over the pair's two, from the mean
+        step so far (``StepperSettings.rtol``)."""
+        cs, st = self.cs, self.settings
+        dq = _position_difference(out_whole[0], out_pair[0], cs.n_bodies)
+        dv = out_whole[1] - out_pair[1]
+        if cs.n_eq:
+            along = self.program.tangential()
+            dq, dv = (along(out_pair[0], self.t + span, x)[0] for x in (dq, dv))
+        n, length = cs.n_bodies, self._model_size
+        speed = np.abs(np.c_[self.v, out_pair[1]]).reshape(n, 6, 2)
+        v_scale = max(speed[:, :3].max(initial=0.0),
+                      np.sqrt(np.linalg.norm(self.system.gravity) * length))
+        w_scale = max(speed[:, 3:].max(initial=0.0), v_scale / length)
+        scale = np.tile(np.r_[np.full(3, length), np.ones(3), np.full(3, v_scale),
+                              np.full(3, w_scale)], n).reshape(n, 2, 6)
+        tol = st.atol + st.rtol * scale
+        difference = np.abs(np.c_[dq.reshape(n, 6), dv.reshape(n, 6)]).reshape(n, 2, 6)
+        run = self.span if self.span is not None else (
+            None if t_end is None else t_end - self.t0)
+        # the pair's share: its steps' number over the run's, from the mean step so far
+        mean = (self.t - self.t0 + span) / (self.error_control["steps"] + 2)
+        share = 1.0 if run is None else max(run, span) / (2 * mean)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.nan_to_num(difference / 3 / tol, nan=0.0)
+        return float(ratio.max(initial=0.0) * share)
+
+    def _next_memory(self, h, t1, q1, v1, carry):
+        """The memory after a step of h to (t1, q1, v1) with the energy-consistent elements'
+        ``carry``."""
+        if not self.cs.n_memory:
+            return self.z
+        n, z = self.cs.n_history, self.z.copy()
+        if n:
+            z[self.cs.step_size_slots] = h      # the step's own h (a variable-h step)
+            z[:n] = np.asarray(self.cs.history_next(t1, q1, v1, z[:n])).ravel()
+        z[n:n + self.cs.n_carry] = carry
+        z[self.cs.contact_slots] = self.gaps <= ACCEPTED * self.settings.gap_tol
+        return z
 
     def _resolved_bounds(self, h_min, h_max):
         """The step's h bounds with the last step's stiffest contact resolved
@@ -1094,7 +1259,7 @@ class Stepper:
         b_imp, warm = None, None
         n, inertia = self.cs.n_bodies, self._inertia
         for _ in range(self.settings.implicit_iterations + 1):
-            memory = np.concatenate((self.z, accel, [self.h_max]))
+            memory = np.concatenate((self.z, accel))
             if implicit:
                 sol, out = self.program.solve_qp(self.q, self.v, self.t, h, self.q, memory, warm,
                                                  None, y_imp, "start", None, "direct", b_imp)
@@ -1122,7 +1287,21 @@ class Stepper:
                                               "at the end of the step"))
         sol.iterations = _ + 1
         self._accel_used = used
+        if self.cs.n_eq and np.isfinite(out[-1][2]):
+            self._project_end_velocity(sol, out)
         return sol, out
+
+    def _project_end_velocity(self, sol, out):
+        """The midpoint step's end velocity onto the joints' rates at the end positions (the
+        kick aimed the positions there; the state then does not depend on the next h). The
+        projection's impulse joins the joints' reactions, its work their ledger columns."""
+        v, P, work = self.program.velocity_projection()(out[0], self.t + sol.h, out[1])
+        out[1], out[2] = v, out[2] + P / sol.h
+        ledger, check = out[12].copy(), out[-1].copy()
+        first = 2 * len(self.cs.force_elements)
+        ledger[first:first + len(work)] += work
+        check[5] += work.sum()
+        out[12], out[-1] = ledger, check
 
     def _y_guess(self, h):
         """Scaled end-of-step velocity guess for the implicit linearisation: the last step's
@@ -1280,13 +1459,15 @@ class Stepper:
                 "in play (the residual and ideal joints' work in energy_ledger()): the steps "
                 "do not resolve the motion; a smaller h does")
 
-    def _accept(self, outcome, retries, wall) -> StepInfo:
+    def _accept(self, outcome, retries, wall, t1=None) -> StepInfo:
+        """Take the step's end as the state (at ``t1`` when given: an end time the step was
+        cut to meet) and record it."""
         sol, out = outcome.sol, outcome.out
         self._energy_high = max(self._energy_high, out[-1][6])
         self._energy_scale = max(self._energy_scale, out[-1][7])
         (q1, v1, mu, lam, eom, viol, norm_err, min_gap, gaps, comp, Pi_g, _, ledger, carry, phi,
          _) = out
-        t1 = self._on_grid(self.t + sol.h, sol.h)
+        t1 = self._on_grid(self.t + sol.h, sol.h) if t1 is None else t1
         proj_change = proj_energy = 0.0
         if self.settings.projection and (self.cs.n_eq or self.cs.n_gap):
             if self.cs.n_gap:
@@ -1323,14 +1504,7 @@ class Stepper:
         predictor = None
         if self.program.midpoint:
             predictor, self._accel = self._accel_used, self._dv / sol.h
-        if self.cs.n_memory:
-            n, z = self.cs.n_history, self.z.copy()
-            if n:
-                z[self.cs.step_size_slots] = sol.h      # the step's own h (a variable-h step)
-                z[:n] = np.asarray(self.cs.history_next(t1, q1, v1, z[:n])).ravel()
-            z[n:n + self.cs.n_carry] = carry
-            z[self.cs.contact_slots] = self.gaps <= ACCEPTED * self.settings.gap_tol
-            self.z = z
+        self.z = self._next_memory(sol.h, t1, q1, v1, carry)
         if self.cs.n_gap:
             active = closed_in_solve(outcome.out, self._force_scale, 10 * self.settings.gap_tol)
             changed = bool(np.any(active != self._active))
@@ -1362,6 +1536,37 @@ SUSTAINED = 4.0
 GYROSCOPIC_TOL = 1e-12
 
 
+def _error_control_problems(settings, control, h_min, h_max) -> list[str]:
+    """What keeps error control (``rtol``) from the settings (all at once)."""
+    if settings.rtol is None:
+        return (["step_control 'error' needs rtol (the error's share of the motion)"]
+                if control == "error" else [])
+    problems = []
+    if control != "error":
+        problems.append(f"rtol chooses h itself (step_control 'error'), got step_control "
+                        f"{control!r}")
+    if settings.scheme != "midpoint":
+        problems.append(f"rtol (error-controlled h) needs scheme 'midpoint', got "
+                        f"{settings.scheme!r}")
+    if h_min == h_max:
+        problems.append(f"rtol needs bounds h = (h_min, h_max) to choose h within, got one "
+                        f"h = {h_max:g} s")
+    return problems
+
+
+def _position_difference(q_a, q_b, n_bodies) -> np.ndarray:
+    """q_a - q_b per body as a velocity-space vector: the centres' difference (m) and the
+    rotation from b to a (rad, body frame of b, small)."""
+    a, b = np.reshape(q_a, (n_bodies, 7)), np.reshape(q_b, (n_bodies, 7))
+    out = np.zeros((n_bodies, 6))
+    out[:, :3] = a[:, :3] - b[:, :3]
+    pa, pb = a[:, 3:], b[:, 3:]
+    # vector part of conj(pb) * pa, doubled: the small rotation's vector
+    out[:, 3:] = 2 * (pb[:, :1] * pa[:, 1:] - pa[:, :1] * pb[:, 1:]
+                      - np.cross(pb[:, 1:], pa[:, 1:]))
+    return out.ravel()
+
+
 def _scheme_problems(cs, settings, control) -> list[str]:
     """What keeps ``settings.scheme`` "midpoint" from a model and its settings (all at once)."""
     problems = []
@@ -1384,8 +1589,8 @@ def _scheme_problems(cs, settings, control) -> list[str]:
     if settings.form != "gauss":
         problems.append(f"scheme 'midpoint' takes form 'gauss', got {settings.form!r}")
     if control == "nlp":
-        problems.append("scheme 'midpoint' takes step_control 'fixed' or 'adaptive', got 'nlp' "
-                        "(the seed's h is that of scheme 'euler')")
+        problems.append("scheme 'midpoint' takes step_control 'fixed', 'adaptive' or 'error', got "
+                        "'nlp' (the seed's h is that of scheme 'euler')")
     if settings.projection:
         problems.append("scheme 'midpoint' takes projection=False: its rows keep the joints to "
                         "O(h^2) without drift, and projecting the positions after each step "
@@ -1575,7 +1780,8 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     t_end : float
         Final time (s).
     h : float or (h_min, h_max)
-        Fixed step, or bounds for the variable-step schemes (``step_control``).
+        Fixed step, or bounds for the variable-step schemes (``step_control``) and for
+        the error-controlled h (``rtol``, scheme "midpoint").
     settings : StepperSettings, optional
         Stepper options; keyword ``options`` override single fields
         (e.g. ``step_control="nlp"``, ``form="explicit"``, ``projection=True``).
@@ -1629,6 +1835,7 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     raise_problems(problems, system, t0)
     tic = time.perf_counter()
     stepper = Stepper(system, h, settings, t0=t0, **options)
+    stepper.span = float(t_end - t0)
     setup = time.perf_counter() - tic
     recorder = Recorder(stepper, output_every)
     stepper._log = None       # the recorder keeps what the result needs (output_every)

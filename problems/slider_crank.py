@@ -2,6 +2,7 @@
 spherical joint B / revolute joint A, each as complementarity gaps or as seed 001's penalty law."""
 from __future__ import annotations
 
+import casadi as ca
 import numpy as np
 
 import nlpdyn as nd
@@ -331,3 +332,61 @@ def step_size_study(clearances=(1e-6, 1e-5, 2e-5, 1e-4, 1e-3), t_end=5.0) -> str
                 runs[label] = nd.simulate(build(**{f"{joint}_clearance": c}), t_end=t_end, h=h,
                                           progress=False)
     return summary_table(runs, ideal_references(runs, t_end)) + "\n" + ledger_table(runs)
+
+
+# ---------------------------------------------------------------- independent reference
+def _rotation(p):
+    e0, e = p[0], np.asarray(p[1:])
+    skew = np.array([[0, -e[2], e[1]], [e[2], 0, -e[0]], [-e[1], e[0], 0]])
+    return (2 * e0**2 - 1) * np.eye(3) + 2 * (np.outer(e, e) + e0 * skew)
+
+
+def reference_model():
+    """The slider-crank in its crank angle phi (about +X from Table 2's position): the rod
+    runs from B on the crank to C on the X axis, its spin fixed by the universal joint's
+    rod axis, which stays normal to X and to the rod: an independent reference (its own
+    kinematics and Euler parameters, no nlpdyn). Returns (rhs(t, [phi, rate]), slider_x(phi)).
+
+    Example
+    -------
+    >>> rhs, slider_x = reference_model()
+    >>> round(slider_x(0.0), 4)       # the slider at Table 2's start
+    0.2
+    """
+    phi, rate = ca.SX.sym("phi"), ca.SX.sym("rate")
+    pivot, R_c, L = CRANK_PIVOT, CRANK_LENGTH, ROD_LENGTH
+    turn = ca.vertcat(ca.horzcat(1, 0, 0), ca.horzcat(0, ca.cos(phi), -ca.sin(phi)),
+                      ca.horzcat(0, ca.sin(phi), ca.cos(phi)))
+    B = pivot + turn @ ca.DM([0, 0, R_c])
+    crank_centre = pivot + turn @ ca.DM([0, 0, 0.5 * R_c])
+    x = B[0] + ca.sqrt(L**2 - B[1]**2 - B[2]**2)
+    C = ca.vertcat(x, 0, 0)
+
+    def frame(d):
+        a2 = ca.cross(ca.DM([1, 0, 0]), d)
+        a2 = a2 / ca.norm_2(a2)
+        return ca.horzcat(d, a2, ca.cross(d, a2))
+
+    d = (C - B) / L
+    F0 = ca.Function("F0", [phi], [frame(d)])(0)
+    R_rod = frame(d) @ F0.T @ ca.DM(_rotation(rod_orientation()))
+    rod_centre = 0.5 * (B + C)
+
+    def omega(R):           # global angular velocity per unit rate: vee(dR/dphi R^T)
+        W = ca.jacobian(ca.vec(R), phi).reshape((3, 3)) @ R.T
+        return ca.vertcat(W[2, 1], W[0, 2], W[1, 0])
+
+    g = 9.81
+    bodies = [(0.12, np.diag([1e-4, 1e-4, 1e-5]), crank_centre, turn),
+              (0.5, np.diag([4e-4, 4e-3, 4e-3]), rod_centre, R_rod),
+              (2.0, np.diag([1e-4, 1e-4, 1e-4]), C, ca.DM.eye(3))]
+    mass, V = 0, 0
+    for m, J, r, R in bodies:
+        dr = ca.jacobian(r, phi)
+        w_body = R.T @ omega(R)
+        mass = mass + m * ca.dot(dr, dr) + w_body.T @ ca.DM(J) @ w_body
+        V = V + m * g * r[2]
+    accel = -(ca.jacobian(V, phi) + 0.5 * ca.jacobian(mass, phi) * rate**2) / mass
+    f = ca.Function("crank_rhs", [phi, rate], [accel])
+    slider = ca.Function("slider_x", [phi], [x])
+    return (lambda t, s: [s[1], float(f(s[0], s[1]))]), (lambda p: float(slider(p)))
