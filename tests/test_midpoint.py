@@ -228,7 +228,7 @@ def test_damped_oscillator_second_order():
 
 def test_programmed_motion_followed_at_second_order():
     """A slider driven along its prismatic joint, s(t) = 0.1 sin(5 t): the positions meet the
-    programme to O(h^2) (the rows ask each next midpoint to meet it) and the driver's force
+    programme to O(h^2) (the rows ask each step's end to meet it) and the driver's force
     is m s'' within O(h)."""
     import casadi as ca
     misses, forces = [], []
