@@ -32,7 +32,7 @@ import numpy as np
 from . import (bricard, chain, clearance_pendulum, clearance_slider, flexible_base,
                four_bar_chain, free_top, manipulator, pendulum, prismatic_slider, rolling_disk,
                rom_pendulum, rpsup, slider_crank, spherical_pendulum, stick_slip,
-               triple_pendulum, trough)
+               triple_pendulum, trough, two_loops)
 
 
 def parse_bool(text: str) -> bool:
@@ -509,3 +509,20 @@ PROBLEMS["rolling_disk"] = Problem(
              "precession": Option(float, "the heading's rate [rad/s]"),
              "radius": Option(float, "disk radius [m]", positive=True),
              "mass": Option(float, "disk mass [kg]", positive=True)})
+
+
+def _two_loops_report(res, args):
+    phi = args["crank_speed"] * res.t
+    miss = max(np.abs(res.position(f"slider{k}")[:, 0]
+                      - [two_loops.slider_x(p, k) for p in phi]).max() for k in (1, 2))
+    made = two_loops.discretisation_energy(res)
+    return (f"checked: both sliders against the loops' closed-form kinematics at the driven "
+            f"crank angle: largest difference {miss:.2e} m; the discretisation's energy (the "
+            f"ledger's residuals and the ideal joints' work) {made[-1]:+.3e} J at the end, "
+            f"{np.abs(made).max():.3e} J at most, over {two_loops.turns(res):.2f} turns")
+
+
+PROBLEMS["two_loops"] = Problem(
+    two_loops.build, 10.0, 1e-3, ("crank", "slider1", "slider2"),
+    "two spatial slider-crank loops on one crank driven at constant speed", _two_loops_report,
+    options={"crank_speed": Option(float, "the crank's prescribed speed [rad/s]")})
