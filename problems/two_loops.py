@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 import nlpdyn as nd
-from problems.slider_crank import CRANK_LENGTH, CRANK_PIVOT, ROD_LENGTH
+from .slider_crank import CRANK_LENGTH, CRANK_PIVOT, ROD_LENGTH
 
 ROD2_LENGTH = 0.35
 AXES = {1: np.array([1.0, 0.0, 0.0]), 2: np.array([-1.0, 0.0, 0.0])}   # slider directions
