@@ -226,6 +226,16 @@ def test_runs_from_any_directory(tmp_path):
     assert (tmp_path / "pendulum.png").exists()
 
 
+def test_installed_case_studies_list_without_the_repository_on_the_path(tmp_path):
+    """Installed, the case studies are the package nlpdyn_problems: they import each other
+    relatively (an absolute ``problems.`` import works only from the repository root)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-m", "nlpdyn", "--list"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert all(name in out.stdout for name in ("two_loops", "rolling_disk", "slider_crank"))
+
+
 def test_every_library_package_is_shipped():
     """pyproject lists the packages by hand (the case studies ship renamed): none is left out."""
     tomllib = pytest.importorskip("tomllib")      # Python 3.11+
