@@ -334,8 +334,11 @@ def main(argv=None) -> int:
         return 1
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = nd.simulate(system, t_end=t_end, h=h, progress=False if args.quiet else None,
-                          **options)
+        try:
+            res = nd.simulate(system, t_end=t_end, h=h, progress=False if args.quiet else None,
+                              **options)
+        except nd.ModelError as exc:        # the settings refused for this model: no run
+            parser.exit(2, f"{parser.prog}: error: {args.problem} [{variant}]: {exc}\n")
     said = set(res.info.get("warnings", []))      # the summary prints these once
     for w in caught:
         if str(w.message) not in said:
