@@ -8,9 +8,10 @@ Cases (all ideal joints, smooth motion):
   (rad/s);
 - ``crank``: the IFToMM slider-crank (problems/slider_crank.py); error: the slider's x (m).
 
-The reference of each case is DOP853 at rtol 1e-13 on minimal coordinates written here (link
-angles; Euler's equations with Euler parameters; the crank angle, with the rod's and slider's
-motion from the loop's closed-form kinematics), not with nlpdyn. nlpdyn and the crank reference
+The reference of each case is DOP853 at rtol 1e-13 on minimal coordinates written without
+nlpdyn (link angles, ``problems.chain.reference_rhs``; Euler's equations with Euler parameters,
+``problems.free_top.reference_rhs``; the crank angle, with the rod's and slider's motion from
+the loop's closed-form kinematics, ``problems.slider_crank.reference_model``). nlpdyn and the crank reference
 start from the same consistent state (the stepper's projection of Table 2's velocities).
 Every configuration runs ``REPEATS`` times, the repeats interleaved; the CPU time is the
 median, of the whole ``simulate()`` call (set-up included) or the whole integration.
@@ -42,16 +43,11 @@ TARGETS = {"chain2": 1e-3, "chain4": 1e-3, "top": 1e-4, "crank": 1e-4}
 
 
 # ---------------------------------------------------------------- minimal coordinates
-def crank_model():
-    """The slider-crank in its crank angle (``problems.slider_crank.reference_model``)."""
-    return slider_crank.reference_model()
-
-
 def crank_start_rate():
     """The crank's rate in the stepper's consistent start (Table 2 projected)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return float(nd.Stepper(slider_crank.build(), h=1e-3).v[3])
+        return float(slider_crank.consistent_start()[1][3])
 
 
 def problem(name):
@@ -61,7 +57,7 @@ def problem(name):
         return np.zeros(2 * n), chain.reference_rhs(n), n
     if name == "top":
         return np.r_[0.4, 3.0, 0.6, 1, 0, 0, 0], free_top.reference_rhs(), None
-    rhs, _ = crank_model()
+    rhs, _ = slider_crank.reference_model()
     return np.array([0.0, crank_start_rate()]), rhs, None
 
 
@@ -76,7 +72,7 @@ def minimal_error(name, state, ref):
         return float(np.abs((state[:n] - ref[:n] + np.pi) % (2 * np.pi) - np.pi).max())
     if name == "top":
         return float(np.abs(state[:3] - ref[:3]).max())
-    _, slider_x = crank_model()
+    _, slider_x = slider_crank.reference_model()
     return abs(slider_x(state[0]) - slider_x(ref[0]))
 
 
@@ -100,7 +96,7 @@ def _nlpdyn_error(name, ref, res, cpu):
         return minimal_error(name, chain.link_angles(res.q[-1], int(name[-1])), ref), cpu
     if name == "top":
         return float(np.abs(res.angular_velocity("top")[-1] - ref[:3]).max()), cpu
-    _, slider_x = crank_model()
+    _, slider_x = slider_crank.reference_model()
     return abs(res.position("slider")[-1, 0] - slider_x(ref[0])), cpu
 
 
@@ -173,7 +169,7 @@ def crank_five_seconds(hs=(1e-3, 5e-4)):
     """The README's main job: the slider-crank over 5 s, the slider's largest distance from
     the reference and the energy's range, per scheme and h."""
     x0, rhs, _ = problem("crank")
-    _, slider_x = crank_model()
+    _, slider_x = slider_crank.reference_model()
     print(f"{'slider-crank, 5 s':<18} {'h':>7} {'max |x - x_ref| m':>18} {'energy range':>13} "
           f"{'CPU s':>7}")
     for scheme in ("euler", "midpoint"):
@@ -292,7 +288,7 @@ def _largest_error(name, dense, res):
         return float(np.abs((angles - ref[:n].T + np.pi) % (2 * np.pi) - np.pi).max())
     if name == "top":
         return float(np.abs(res.angular_velocity("top") - ref[:3].T).max())
-    _, slider_x = crank_model()
+    _, slider_x = slider_crank.reference_model()
     return float(np.abs(res.position("slider")[:, 0] - [slider_x(p) for p in ref[0]]).max())
 
 

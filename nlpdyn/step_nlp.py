@@ -372,8 +372,7 @@ class StepProgram:
                        + carried_end - self._sym["z"][cs.carry_energy_slot])
             applied[consistent] = applied[consistent] - conservative[consistent] + nodal
             conservative[consistent] = h * (step.G_V[:, consistent].T @ v1)
-        joint_sum = ca.DM(_segment_sums([(r.start, r.stop) for r in cs.constraint_rows], cs.n_eq))
-        joints = joint_sum @ (P_eq * Aybar_eq)
+        joints = self._joint_sum() @ (P_eq * Aybar_eq)
         gaps = P_g * Aybar_g
         gyroscopic = -h * ca.dot(cs.gyroscopic(self._sym["v_f"]), v_bar)
         z_el = self._sym["z"][:cs.n_history]
@@ -773,11 +772,8 @@ class StepProgram:
             Q, T, X = ca.MX.sym("q", cs.nq), ca.MX.sym("t"), ca.MX.sym("x", self.nv)
             A, _ = self._kept((ca.DM(self._holonomic) * cs.velocity_jacobian(Q, T)) @ self._Linv_T,
                               ca.MX(self.n_eq, 1))
-            solve = pseudo_inverse_solve(ca.mtimes(A, A.T), "tangential_ls",
-                                         self.settings.regularization,
-                                         self.settings.refinement_steps)
             Y = self._L.T @ X
-            X_t = self._Linv_T @ (Y - A.T @ solve(A @ Y))
+            X_t = self._Linv_T @ (Y + self._least_change(A, A @ Y, "tangential_ls")[0])
             self._tangential = FastFunction(ca.Function("tangential", [Q, T, X], [X_t],
                                                         ["q", "t", "x"], ["x_t"]))
             self.build_count += 1
@@ -791,18 +787,28 @@ class StepProgram:
         holonomic[sorted(set(C.get_triplet()[0]))] = 0.0
         return holonomic
 
+    def _least_change(self, A, r, name):
+        """(dy, z): the least change dy = -A^T z of the scaled velocities that moves the rows
+        A y by -r, (A A^T) z = r by ``pseudo_inverse_solve`` (redundant rows solvable)."""
+        z = pseudo_inverse_solve(ca.mtimes(A, A.T), name, self.settings.regularization,
+                                 self.settings.refinement_steps)(r)
+        return A.T @ -z, z
+
+    def _joint_sum(self) -> ca.DM:
+        """Sums the joint rows' entries per joint (one row per joint)."""
+        return ca.DM(_segment_sums([(r.start, r.stop) for r in self.cs.constraint_rows],
+                                   self.cs.n_eq))
+
     def _build_projection(self):
         cs = self.cs
         Q, T, V = ca.MX.sym("q", cs.nq), ca.MX.sym("t"), ca.MX.sym("v", self.nv)
         Pi = cs.velocity_jacobian(Q, T)
         rate = ca.DM(self._holonomic) * (Pi @ V + cs.phi_t(Q, T))
         A, c = self._kept(Pi @ self._Linv_T, rate)
-        z = pseudo_inverse_solve(ca.mtimes(A, A.T), "projection_ls", self.settings.regularization,
-                                 self.settings.refinement_steps)(c)
+        dy, z = self._least_change(A, c, "projection_ls")
         P = self._full(-z)
-        V_p = V + self._Linv_T @ (A.T @ -z)
-        joint_sum = ca.DM(_segment_sums([(r.start, r.stop) for r in cs.constraint_rows], cs.n_eq))
-        work = joint_sum @ (P * (Pi @ (0.5 * (V + V_p))))
+        V_p = V + self._Linv_T @ dy
+        work = self._joint_sum() @ (P * (Pi @ (0.5 * (V + V_p))))
         return FastFunction(ca.Function("velocity_projection", [Q, T, V], [V_p, P, work],
                                         ["q", "t", "v"], ["v_p", "P", "work"]))
 

@@ -20,7 +20,7 @@ from .checks import (UNIT_NORMALISE, is_choice, is_number, raise_problems, run_p
 from .joints.ideal import Joint, Programmed, _Driver
 from .forces.elements import Gravity
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
-from .rotations import rotation_matrices
+from .rotations import G_matrix, rotation_matrices
 from .projection import (GapProjector, independent_rows, normalise, position_change,
                          project_positions, project_velocities)
 from .result import Result
@@ -54,11 +54,12 @@ class StepperSettings:
     model's size (m) or 1 rad, velocities against the largest speed or angular speed (at
     least sqrt(|g| L) and that over L). Each step gets an equal share of it: the mean step
     so far over T, T the run's length (``simulate``'s t_end - t0; a Stepper's: the ``t_end``
-    given to ``step`` less t0, else none: the tolerance per step). The estimate is step doubling: two steps of h from one
-    state against one of 2 h, the difference along the joints over 3 (the two steps' error,
-    second order); a pair beyond it is taken again with a smaller h, and h grows at most 4x
-    from a pair to the next. Each step of a pair is one ``Stepper.step``. About 1.5 solves a
-    step. None: no error control.
+    given to ``step`` less its start, ``reset`` or ``set_state``, else none: the tolerance
+    per step). The estimate is step doubling: two steps of h from one state against one of
+    2 h, the difference along the joints over 3 (the two steps' error, second order); a pair
+    beyond it is taken again with a smaller h, and h grows at most 4x from a pair to the
+    next. Each step of a pair is one ``Stepper.step``. About 1.5 solves a step. None: no
+    error control.
 
     Example
     -------
@@ -83,12 +84,13 @@ class StepperSettings:
     drift the second half with the end velocity. The joint rows ask the step's end to meet
     the constraints to O(h^3) (their curvature along the drift included) and the end
     velocity is projected onto the joints' rates there, so the state does not depend on the
-    next h (``rtol`` varies it); velocity constraints hold for the step's mean velocity; elements evaluated "implicit" apply their stored energy's discrete gradient
-    over the step whole, with no carry (``docs/FORMULATION.md``). For ideal joints,
-    drivers, velocity constraints and force elements other than contacts, with solver
-    "direct", a fixed, "adaptive" or error-controlled (``rtol``) h and ``projection`` False; contact (gaps, and contact
-    elements evaluated in the step), joint friction and the seed's variable h are refused,
-    the elements at fault named."""
+    next h (``rtol`` varies it); velocity constraints hold for the step's mean velocity;
+    elements evaluated "implicit" apply their stored energy's discrete gradient over the
+    step whole, with no carry (``docs/FORMULATION.md``). For ideal joints, drivers, velocity
+    constraints and force elements other than contacts, with solver "direct", a fixed,
+    "adaptive" or error-controlled (``rtol``) h and ``projection`` False; contact (gaps, and
+    contact elements evaluated in the step), joint friction and the seed's variable h are
+    refused, the elements at fault named."""
     form: str = "gauss"
     """"gauss": v is the only unknown and the multipliers come from the KKT conditions;
     "explicit": the seed's NLP with impulses as variables and the EOM as equality rows (IPOPT)."""
@@ -489,11 +491,11 @@ class Stepper:
         self._lam_qp = None
         self._dv, self._dv_h = None, None
         self._accel = np.zeros(cs.nv)       # the last step's velocity change over its h
-        # error control (rtol): the next pair's h, the second step of a checked pair, the
-        # run's length (``simulate`` sets it) and the record
-        self._h_error, self._queued = self.h_min, None
+        # error control (rtol): the next pair's h, the second step of a checked pair, where
+        # the steps counted from began, and the record
+        self._h_error, self._queued, self._error_start = self.h_min, None, self.t
         self.error_control = {"rejected_pairs": 0, "smallest_h": np.inf, "largest_h": 0.0,
-                              "largest_error": 0.0, "solves": 0, "steps": 0}
+                              "largest_error": 0.0, "solves": 0}
         self._contact_force = None
         self.gaps = np.asarray(cs.gap(self.q)).ravel()
         self._active = np.zeros(cs.n_gap, dtype=bool)
@@ -787,12 +789,11 @@ class Stepper:
         h = first[0].sol.h
         self._accel_used = first[1]
         info = self._accept(first[0], retries, time.perf_counter() - tic)
-        self._queued = (second[0], second[1], second[2]) if second[2] == self._state_key() else None
+        self._queued = second if second[2] == self._state_key() else None
         record = self.error_control
         record["smallest_h"] = min(record["smallest_h"], h)
         record["largest_h"] = max(record["largest_h"], h)
         record["largest_error"] = max(record["largest_error"], error)
-        record["steps"] += 2
         self._h_error = h * min(4.0, max(0.2, 0.9 * max(error, 1e-12) ** (-1 / 3)))
         return self._record(start, info)
 
@@ -865,9 +866,10 @@ class Stepper:
         tol = st.atol + st.rtol * scale
         difference = np.abs(np.c_[dq.reshape(n, 6), dv.reshape(n, 6)]).reshape(n, 2, 6)
         run = self.span if self.span is not None else (
-            None if t_end is None else t_end - self.t0)
+            None if t_end is None else t_end - self._error_start)
         # the pair's share: its steps' number over the run's, from the mean step so far
-        mean = (self.t - self.t0 + span) / (self.error_control["steps"] + 2)
+        # (the steps taken since the start, ``reset`` or ``set_state``: the ledger's)
+        mean = (self.t - self._error_start + span) / (len(self.ledger) + 2)
         share = 1.0 if run is None else max(run, span) / (2 * mean)
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio = np.nan_to_num(difference / 3 / tol, nan=0.0)
@@ -1297,11 +1299,9 @@ class Stepper:
         projection's impulse joins the joints' reactions, its work their ledger columns."""
         v, P, work = self.program.velocity_projection()(out[0], self.t + sol.h, out[1])
         out[1], out[2] = v, out[2] + P / sol.h
-        ledger, check = out[12].copy(), out[-1].copy()
-        first = 2 * len(self.cs.force_elements)
-        ledger[first:first + len(work)] += work
-        check[5] += work.sum()
-        out[12], out[-1] = ledger, check
+        first = 2 * len(self.cs.force_elements)     # the outputs are the call's own copies
+        out[12][first:first + len(work)] += work
+        out[-1][5] += work.sum()
 
     def _y_guess(self, h):
         """Scaled end-of-step velocity guess for the implicit linearisation: the last step's
@@ -1556,15 +1556,10 @@ def _error_control_problems(settings, control, h_min, h_max) -> list[str]:
 
 def _position_difference(q_a, q_b, n_bodies) -> np.ndarray:
     """q_a - q_b per body as a velocity-space vector: the centres' difference (m) and the
-    rotation from b to a (rad, body frame of b, small)."""
+    rotation from b to a (rad, body frame of b, small: 2 G(p_b) p_a)."""
     a, b = np.reshape(q_a, (n_bodies, 7)), np.reshape(q_b, (n_bodies, 7))
-    out = np.zeros((n_bodies, 6))
-    out[:, :3] = a[:, :3] - b[:, :3]
-    pa, pb = a[:, 3:], b[:, 3:]
-    # vector part of conj(pb) * pa, doubled: the small rotation's vector
-    out[:, 3:] = 2 * (pb[:, :1] * pa[:, 1:] - pa[:, :1] * pb[:, 1:]
-                      - np.cross(pb[:, 1:], pa[:, 1:]))
-    return out.ravel()
+    return np.concatenate([np.r_[ak[:3] - bk[:3], 2 * G_matrix(bk[3:]) @ ak[3:]]
+                           for ak, bk in zip(a, b)]) if n_bodies else np.zeros(0)
 
 
 def _scheme_problems(cs, settings, control) -> list[str]:
@@ -1593,9 +1588,10 @@ def _scheme_problems(cs, settings, control) -> list[str]:
                         "'nlp' (the seed's h is that of scheme 'euler')")
     if settings.projection:
         problems.append("scheme 'midpoint' takes projection=False: its rows keep the joints to "
-                        "O(h^2) without drift, and projecting the positions after each step "
-                        "makes it first order (measured on the slider-crank: energy range "
-                        "0.067 J instead of 2.8e-4 J over 2 s at h = 1e-3)")
+                        "O(h^3) without drift, and projecting the positions after each step "
+                        "made it first order (measured on the slider-crank with the step's "
+                        "first version: energy range 0.067 J instead of 2.8e-4 J over 2 s at "
+                        "h = 1e-3)")
     return problems
 
 

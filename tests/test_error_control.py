@@ -31,7 +31,7 @@ def _crank_error(res):
     rhs, slider_x = slider_crank.reference_model()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rate = float(nd.Stepper(slider_crank.build(), h=1e-3).v[3])   # the consistent start
+        rate = float(slider_crank.consistent_start()[1][3])     # the crank's, projected
     ref = solve_ivp(rhs, (0, res.t[-1]), [0.0, rate], method="DOP853", rtol=1e-13,
                     atol=1e-14).y[0, -1]
     return abs(res.position("slider")[-1, 0] - slider_x(ref))
