@@ -153,7 +153,8 @@ class StepProgram:
             rows_eq = rows_eq + 0.5 * h_k * curvature
         A_eq = ca.jacobian(rows_eq, y)   # independent of y and h
         self._sym = dict(q0=q0, v0=v0, t0=t0, h=h, y=y, q_lin=q_lin, y_free=y_free, z=z,
-                         rows_eq=rows_eq, A_eq=A_eq, b_imp=b_imp, qdot=qdot, v_f=v_f)
+                         rows_eq=rows_eq, A_eq=A_eq, b_imp=b_imp, qdot=qdot, v_f=v_f, q_b=q_b,
+                         h_k=h_k)
         # the base point (t, q) and the velocity the forces see, for the result's reactions
         # and element forces
         self.base_point = FastFunction(ca.Function(
@@ -206,9 +207,9 @@ class StepProgram:
 
         # True gaps at the end of a free step (no contact forces): the adaptive scheme's
         # contact prediction.
-        v_free = v0 + h * Linv_T @ (Linv @ cs.forces(t0, q0, v0, z_el))
+        v_free = v0 + h * Linv_T @ (Linv @ cs.forces(t_b, q_b, v_f, z_el))
         self.free_gap = FastFunction(ca.Function(
-            "free_gap", [q0, v0, t0, h, z], [cs.gap(q0 + h * self._qdot(q0, v_free, h))],
+            "free_gap", [q0, v0, t0, h, z], [cs.gap(q_b + h_k * self._qdot(q_b, v_free, h_k))],
             ["q0", "v0", "t0", "h", "z"], ["gap"], _CSE))
 
         # Finish: end-of-step state and the checks the stepper makes on every step, from the
@@ -252,7 +253,7 @@ class StepProgram:
                              "ledger", "carry", "phi", "check"]
         core_out = [q1, v, P_eq / h, P_g / h, _max_abs(eom), _max_abs(cs.phi(q1, t1)),
                     _max_abs(norms), _min_or_inf(gap1), gap1, _max_abs(P_g * rows_g1),
-                    Pi_g_local, h * rows_g1, ca.densify(ledger), ca.densify(carry),
+                    Pi_g_local, h_k * rows_g1, ca.densify(ledger), ca.densify(carry),
                     ca.fabs(cs.phi(q1, t1)), check, ca.densify(b_imp), ca.densify(c_end),
                     ca.vertcat(*moving)]
         # The implicit terms and the core share the step's forces (the energy-consistent
@@ -422,23 +423,43 @@ class StepProgram:
         if jacobian_at not in self._rows:
             cs, s = self.cs, self._sym
             q0, q_lin, h = s["q0"], s["q_lin"], s["h"]
+            q_J = self._contact_base(jacobian_at)
             if jacobian_at == "iterate":
                 d = ca.SX.sym("d", cs.n_coordinates)
                 outer = ca.jacobian(cs.gap_of_coordinates(d), d)
                 outer = ca.substitute(outer, d, cs.contact_coordinates(q_lin))
             else:
                 outer = self._contact_normals(jacobian_at == "sustained")(
-                    cs.contact_coordinates(q_lin), cs.contact_coordinates(q0), cs.gap(q0),
-                    s["z"][cs.contact_slots], ca.DM.zeros(cs.n_gap))[0]
-            D = cs.contact_coordinates_q(q_lin if jacobian_at == "iterate" else q0)
-            grad = outer @ D
-            # With the post-step projection on, a penetration present at the start is held (not
-            # pushed out through the velocity, which injects energy): the projection removes it.
-            held = ca.fmin(cs.gap(q0), 0) if self.settings.projection else 0
-            rows = (cs.gap(q_lin) - held) / h + grad @ (s["qdot"] - (q_lin - q0) / h)
+                    cs.contact_coordinates(q_lin), cs.contact_coordinates(self._held_base),
+                    cs.gap(q0), s["z"][cs.contact_slots], ca.DM.zeros(cs.n_gap))[0]
+            grad = outer @ cs.contact_coordinates_q(q_J)
+            if self.midpoint:
+                # the end of the step q_b + h_k qdot on the gaps, in the joint rows' units
+                rows = (cs.gap(q_lin) + grad @ (s["q_b"] + s["h_k"] * s["qdot"] - q_lin)) / s["h_k"]
+            else:
+                # With the post-step projection on, a penetration present at the start is held
+                # (not pushed out through the velocity, which injects energy): the projection
+                # removes it.
+                held = ca.fmin(cs.gap(q0), 0) if self.settings.projection else 0
+                rows = (cs.gap(q_lin) - held) / h + grad @ (s["qdot"] - (q_lin - q0) / h)
             self._rows[jacobian_at] = (rows, ca.jacobian(rows, s["y"]))
             self._grads[jacobian_at] = grad
         return self._rows[jacobian_at]
+
+    def _contact_base(self, jacobian_at):
+        """Where a gap row's lever arms are taken: the end iterate q_lin ("iterate"), else
+        the start of the step, or, in the midpoint step, its midpoint."""
+        s = self._sym
+        if jacobian_at == "iterate":
+            return s["q_lin"]
+        return s["q_b"] if self.midpoint else s["q0"]
+
+    @property
+    def _held_base(self):
+        """Where the "sustained" rows take a held contact's normal: the start of the step,
+        or, in the midpoint step, its midpoint (either way frictionless sliding along the
+        gap does no work, as on the ideal joint)."""
+        return self._sym["q_b"] if self.midpoint else self._sym["q0"]
 
     # ------------------------------------------------------------------ Coulomb friction
     def _friction_geometry(self, jacobian_at):
@@ -450,18 +471,19 @@ class StepProgram:
         loaded in, else any), as SX of q0, v0, q_lin, y_ref."""
         cs, s = self.cs, self._sym
         q0, v0, y = s["q0"], s["v0"], s["y"]
+        q_J = self._held_base       # the midpoint step's lever arms are its midpoint's
         y_ref = ca.SX.sym("y_ref", self.nv)
         self._gap_rows(jacobian_at)
         grad = self._grads[jacobian_at]
-        points = cs.contact_points(q0)
+        points = cs.contact_points(q_J)
         v_of = lambda yy: self._Linv_T @ yy                       # noqa: E731
 
         def point_velocity(body, x, vel):
             if body.is_ground:
                 return ca.SX.zeros(3)
             k = body.index
-            A = rotation_matrix(q0[7 * k + 3:7 * k + 7])
-            arm = x - q0[7 * k:7 * k + 3]
+            A = rotation_matrix(q_J[7 * k + 3:7 * k + 7])
+            arm = x - q_J[7 * k:7 * k + 3]
             return vel[6 * k:6 * k + 3] + ca.cross(A @ vel[6 * k + 3:6 * k + 6], arm)
 
         def tangential(e, n):
@@ -504,9 +526,10 @@ class StepProgram:
             cost = ca.vertcat(*[mu * ca.fmax(P_n[j], 0) for j, mu, _ in self.friction_gaps])
             self._friction[jacobian_at] = ca.Function(
                 f"friction_rows_{jacobian_at}",
-                [s["q0"], s["v0"], s["q_lin"], s["z"], y_ref, P_n],
+                [s["q0"], s["v0"], s["h"], s["q_lin"], s["z"], y_ref, P_n],
                 [ca.jacobian(rows, s["y"]), cost, ca.horzcat(*dirs)],
-                ["q0", "v0", "q_lin", "z", "y_ref", "P_n"], ["A_f", "cost", "directions"], _CSE)
+                ["q0", "v0", "h", "q_lin", "z", "y_ref", "P_n"], ["A_f", "cost", "directions"],
+                _CSE)
         return self._friction[jacobian_at]
 
     def friction_report(self, jacobian_at="start") -> ca.Function:
@@ -630,6 +653,9 @@ class StepProgram:
             d, d0 = ca.SX.sym("d", nc), ca.SX.sym("d0", nc)
             g0, closed_before, P = ca.SX.sym("g0", ng), ca.SX.sym("closed", ng), ca.SX.sym("P", ng)
             band = ACCEPTED * self.settings.gap_tol
+            # the midpoint step's held rows are linear in y: none of the circle's curvature
+            # (its share would act on the end of a step whose iterations stopped short)
+            held_share = 1.0 if self.midpoint else CURVATURE_HELD
             grad, curvature = ca.SX(ng, nc), ca.SX(nc, nc)
             for j, (a, b, radius) in enumerate(cs.gap_laws):
                 if radius is None:
@@ -643,7 +669,7 @@ class StepProgram:
                 size = smooth_norm(direction, radius)
                 n = direction / size
                 grad[j, a:b] = -n.T
-                curvature[a:b, a:b] = (P[j] * (1 - CURVATURE_HELD * held)
+                curvature[a:b, a:b] = (P[j] * (1 - held_share * held)
                                        * (ca.DM.eye(b - a) - n @ n.T) / size)
             self._curvature[key] = ca.Function(
                 "contact_normals", [d, d0, g0, closed_before, P], [grad, curvature],
@@ -685,8 +711,8 @@ class StepProgram:
         return turn
 
     def gap_curvature(self, jacobian_at="start"):
-        """C(q0, h, q_lin, P_g): Hessian in y of -P.g(q_end(y))/h as the rows of ``jacobian_at``
-        see it, at q_lin. "start": only the gap laws' own curvature (the circle: P/|d| across
+        """C(q0, v0, h, q_lin, P_g): Hessian in y of -P.g(q_end(y))/h_k (h_k the step's drift:
+        h, or h / 2 in the midpoint step) as the rows of ``jacobian_at`` see it, at q_lin. "start": only the gap laws' own curvature (the circle: P/|d| across
         the normal) through the start-of-step D, constant in the lever arms; "iterate": the full
         Hessian of the gaps. Without it the iterations 2-cycle when large impulses meet strongly
         curved gaps (a bore jammed at both ends: |d| = c has curvature 1/c)."""
@@ -695,17 +721,18 @@ class StepProgram:
             q0, q_lin, h, z = s["q0"], s["q_lin"], s["h"], s["z"]
             P_in = ca.SX.sym("P_g", self.n_gap)
             T_q = ca.jacobian(s["qdot"], s["y"])
+            q_J = self._contact_base(jacobian_at)
             if jacobian_at == "iterate":
                 hess = T_q.T @ ca.hessian(ca.dot(P_in, cs.gap(q_lin)), q_lin)[0] @ T_q
             else:
                 _, curvature = self._contact_normals(jacobian_at == "sustained")(
-                    cs.contact_coordinates(q_lin), cs.contact_coordinates(q0), cs.gap(q0),
-                    z[cs.contact_slots], P_in)
-                B = cs.contact_coordinates_q(q0) @ T_q
+                    cs.contact_coordinates(q_lin), cs.contact_coordinates(self._held_base),
+                    cs.gap(q0), z[cs.contact_slots], P_in)
+                B = cs.contact_coordinates_q(q_J) @ T_q
                 hess = -B.T @ curvature @ B
             self._curvature[jacobian_at] = ca.Function(
-                f"gap_curvature_{jacobian_at}", [q0, h, q_lin, z, P_in], [-h * hess],
-                ["q0", "h", "q_lin", "z", "P_g"], ["C"], _CSE)
+                f"gap_curvature_{jacobian_at}", [q0, s["v0"], h, q_lin, z, P_in], [-s["h_k"] * hess],
+                ["q0", "v0", "h", "q_lin", "z", "P_g"], ["C"], _CSE)
         return self._curvature[jacobian_at]
 
     def gap_curvature_dense(self, jacobian_at="start") -> FastFunction:
@@ -803,14 +830,42 @@ class StepProgram:
         cs = self.cs
         Q, T, V = ca.MX.sym("q", cs.nq), ca.MX.sym("t"), ca.MX.sym("v", self.nv)
         Pi = cs.velocity_jacobian(Q, T)
-        rate = ca.DM(self._holonomic) * (Pi @ V + cs.phi_t(Q, T))
+        rate = ca.DM(self._holonomic.reshape(-1, 1)) * (Pi @ V + cs.phi_t(Q, T))
         A, c = self._kept(Pi @ self._Linv_T, rate)
+        if self.n_gap:
+            return self._build_contact_projection(Q, T, V, Pi, A, c)
         dy, z = self._least_change(A, c, "projection_ls")
         P = self._full(-z)
         V_p = V + self._Linv_T @ dy
         work = self._joint_sum() @ (P * (Pi @ (0.5 * (V + V_p))))
         return FastFunction(ca.Function("velocity_projection", [Q, T, V], [V_p, P, work],
                                         ["q", "t", "v"], ["v_p", "P", "work"]))
+
+    def _build_contact_projection(self, Q, T, V, Pi, A, c):
+        """The end velocity's projection with gaps, (q, t, v, held) -> as without, and the
+        gaps' impulses, work and rates at the end: the joints' rates as in
+        ``_build_projection`` and the rates of the gaps flagged ``held`` (1) zero, by the
+        same least change (``StepProgram.end_velocity``)."""
+        cs, ng = self.cs, self.n_gap
+        held = ca.MX.sym("held", ng)
+        Pi_g = cs.gap_jacobian(Q)
+        A_all = ca.vertcat(A, held * (Pi_g @ self._Linv_T))
+        nk = A.size1()
+        # the rows let go are zero rows: a unit diagonal keeps their (zero) multipliers solvable
+        free = ca.diag(ca.vertcat(ca.MX.zeros(nk), 1 - held))
+        z = pseudo_inverse_solve(ca.mtimes(A_all, A_all.T) + free, "contact_projection_ls",
+                                 self.settings.regularization, self.settings.refinement_steps)(
+            ca.vertcat(c, held * (Pi_g @ V)))
+        dy = A_all.T @ -z
+        P_k, P_g = ca.vertsplit(-z, [0, nk, nk + ng])
+        P = self._full(P_k)
+        V_p = V + self._Linv_T @ dy
+        mean = 0.5 * (V + V_p)
+        work = self._joint_sum() @ (P * (Pi @ mean))
+        return FastFunction(ca.Function(
+            "velocity_projection", [Q, T, V, held],
+            [V_p, P, work, held * P_g, P_g * (Pi_g @ mean), Pi_g @ V_p],
+            ["q", "t", "v", "held"], ["v_p", "P", "work", "P_g", "work_g", "rate_g"]))
 
     # ------------------------------------------------------------------ QP plugin
     def reset_qp(self):
@@ -825,7 +880,7 @@ class StepProgram:
         """Fixed h: prepare the rows, solve the QP with a conic plugin, finish: one call.
 
         ``curvature`` = (P_g, y_lin) adds (y - y_lin)^T C (y - y_lin) / 2 to the objective,
-        C = ``gap_curvature(jacobian_at)``(q0, h, q_lin, z, P_g), for sequential-QP iterations
+        C = ``gap_curvature(jacobian_at)``(q0, v0, h, q_lin, z, P_g), for sequential-QP iterations
         about y_lin. ``y_imp``: where the implicit force elements are linearised (default: the
         start velocity). ``friction``: the normal impulses P_n bounding the friction impulses
         (lagged: the previous iterate's or step's; default ``curvature``'s, else none).
@@ -875,7 +930,7 @@ class StepProgram:
         # I + C stays positive definite: "start" C is positive semidefinite (the circle's
         # curvature is), "iterate" C's only indefinite part is the impulses times the lever
         # arms' curvature, small against the mass-scaled identity
-        C = (self.gap_curvature(jacobian_at)(Q0, H, QL, Z, P_CURV) if ng
+        C = (self.gap_curvature(jacobian_at)(Q0, V0, H, QL, Z, P_CURV) if ng
              else ca.MX(nv, nv))
         A, c, A_g, c_g, y_free, Pi_g_local = self.prepare_sparse(jacobian_at).call(
             [Q0, V0, T0, H, QL, Z])
@@ -894,7 +949,7 @@ class StepProgram:
             # x = [y; s]: per frictional gap row a slack s_j >= d_i . w_j(y), cost mu P_n s_j
             P_FR = ca.MX.sym("P_fric", ng)
             friction_in, friction_names = [P_FR], ["P_fric"]
-            A_f, cost, _ = self.friction_rows(jacobian_at).call([Q0, V0, QL, Z, y_free, P_FR])
+            A_f, cost, _ = self.friction_rows(jacobian_at).call([Q0, V0, H, QL, Z, y_free, P_FR])
             slack = ca.DM(np.kron(np.eye(nf), np.ones((FRICTION_DIRECTIONS, 1))))
             A_qp = ca.vertcat(ca.horzcat(A_qp, ca.MX(nk + ng, nf)), ca.horzcat(-A_f, slack))
             H_qp, g_qp = ca.diagcat(H_qp, ca.MX(nf, nf)), ca.vertcat(g_qp, cost)
@@ -959,7 +1014,7 @@ class StepProgram:
         shift = np.zeros(self.nv)
         if curvature is not None and self.n_gap:
             P_curv, y_lin = curvature
-            shift = (self.gap_curvature_dense(jacobian_at)(q0, h, q_lin, z, P_curv)[0]
+            shift = (self.gap_curvature_dense(jacobian_at)(q0, v0, h, q_lin, z, P_curv)[0]
                      @ (sol.y - y_lin))
         A, A_g = A.reshape(self.n_eq, self.nv), A_g.reshape(self.n_gap, self.nv)
         kept = (np.ones(self.n_eq) if self._select is None
@@ -1014,7 +1069,7 @@ class StepProgram:
         rows_g, A_g = self._gap_rows(jacobian_at)
         # the contact iterations' curvature term, as in the QP (P_curv = 0: none)
         P_curv, y_lin = ca.SX.sym("P_curv", ng), ca.SX.sym("y_lin", nv)
-        C = (self.gap_curvature(jacobian_at)(q0, s["h"], s["q_lin"], s["z"], P_curv) if ng
+        C = (self.gap_curvature(jacobian_at)(q0, s["v0"], s["h"], s["q_lin"], s["z"], P_curv) if ng
              else ca.SX.zeros(nv, nv))
         sub = lambda e: ca.substitute(e, s["h"], h_expr)  # noqa: E731
         y_free, rows_eq, rows_g = sub(s["y_free"]), sub(s["rows_eq"]), sub(rows_g)

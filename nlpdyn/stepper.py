@@ -990,7 +990,7 @@ class Stepper:
             try:
                 curvature = (None if kind == "nlp" else
                              self.contact.first_curvature(self._contact_force, bounds[1], self.cs.nv))
-                sol, out = self._solve(kind, bounds, None, curvature, self.contact.jacobian_at)
+                sol, out = self._solve(kind, bounds, None, curvature, self._first_rows)
                 ok, why = self._check(sol, out)
                 if ok:
                     outcome = self._refine(kind, bounds, sol, out)
@@ -1017,6 +1017,16 @@ class Stepper:
                           + "; ".join(reasons[-3:])
                           + ("; non-finite values from " + "; ".join(culprits) if culprits else "")
                           + self._unreachable(h_max))
+
+    @property
+    def _first_rows(self) -> str:
+        """The gap rows of a step's first solve: the contact scheme's, except that the
+        midpoint step's "cone" holds the normals of sustained contacts from the first solve
+        on (a first solve within the gap tolerance is the step; with the end normals it
+        would take lam c dphi^2 from the sliding)."""
+        if self.program.midpoint and self.contact.name == "cone":
+            return "sustained"
+        return self.contact.jacobian_at
 
     def _unreachable(self, h) -> str:
         """Why a failed step failed when no configuration meets the constraints at its end
@@ -1098,7 +1108,7 @@ class Stepper:
         open_ = self.gaps > self._contact_band
 
         def closes(h):
-            return bool(np.any(self.program.free_gap(self.q, self.v, self.t, h, self.z)[0][open_] < 0))
+            return bool(np.any(self.program.free_gap(self.q, self.v, self.t, h, self._memory())[0][open_] < 0))
 
         if not open_.any() or not closes(h_max):
             return h_max
@@ -1118,6 +1128,8 @@ class Stepper:
         if not len(self.cs.normal_force_slots) or (kind == "nlp" and self._bisect_h):
             return self._solve_once(kind, bounds, q_lin, curvature, jacobian_at)
         self.z[self.cs.step_size_slots] = bounds[1]
+        if self.program.midpoint:
+            return self._solve_midpoint(bounds[1], q_lin, curvature, jacobian_at)
         if kind == "qp" or (kind == "direct" and self.program.has_implicit):
             return self._solve_qp(bounds[1], q_lin, curvature, jacobian_at,
                                   "direct" if kind == "direct" else None)
@@ -1151,8 +1163,8 @@ class Stepper:
         q, v, t, z = self.q, self.v, self.t, self.z
         q_lin = q if q_lin is None else q_lin
         form = self.settings.form
-        if kind == "direct" and self.program.midpoint:
-            return self._solve_midpoint(bounds[1])
+        if kind in ("direct", "qp") and self.program.midpoint:
+            return self._solve_midpoint(bounds[1], q_lin, curvature, jacobian_at)
         if kind == "direct" and not self.program.has_implicit:
             return self.program.solve_direct(q, v, t, bounds[1], z)
         if kind in ("qp", "direct"):
@@ -1216,13 +1228,7 @@ class Stepper:
         st = self.settings
         implicit, friction = self.program.has_implicit, bool(len(self.cs.normal_force_slots))
         y_imp = self._y_guess(h) if implicit else None
-        coulomb = None
-        if self.program.has_friction:
-            # clearance contacts' normal impulses lag an iterate (curvature's), on a step's
-            # first solve a step
-            P_n = curvature[0] if curvature is not None else (
-                None if self._contact_force is None else self._contact_force * h)
-            coulomb = np.zeros(self.cs.n_gap) if P_n is None else P_n
+        coulomb = self._lagged_normal_impulses(h, curvature)
         sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z, self._lam_qp,
                                          curvature, y_imp, jacobian_at, coulomb, plugin)
         if not (implicit or friction):
@@ -1247,7 +1253,17 @@ class Stepper:
         sol.iterations = it + 1 if limit else 1
         return (sol, out) if met else self._normal_forces_failed((sol, out))
 
-    def _solve_midpoint(self, h):
+    def _lagged_normal_impulses(self, h, curvature):
+        """The normal impulses bounding the clearance contacts' friction in a solve: an
+        iterate's (``curvature``'s), on a step's first solve the last step's; None without
+        friction."""
+        if not self.program.has_friction:
+            return None
+        P_n = curvature[0] if curvature is not None else (
+            None if self._contact_force is None else self._contact_force * h)
+        return np.zeros(self.cs.n_gap) if P_n is None else P_n
+
+    def _solve_midpoint(self, h, q_lin=None, curvature=None, jacobian_at="start"):
         """The midpoint step: the velocity-dependent forces at the velocity predicted from
         the last step's velocity change; then, while the gyroscopic term at the step's mean
         velocity would change the end velocity by more than ``GYROSCOPIC_TOL`` of the
@@ -1255,16 +1271,28 @@ class Stepper:
         ``implicit_iterations``): the bodies' rotation then neither gains nor loses energy.
         Elements evaluated in the step are Newton-linearised in the same iterations (one
         KKT solve each) until the equations of motion hold with their end-of-step forces
-        (``implicit_tol``)."""
-        accel, implicit = self._accel, self.program.has_implicit
+        (``implicit_tol``). With gaps, each solve is the QP with the gaps' rows of
+        ``jacobian_at`` linearised at ``q_lin`` (``curvature``: the contact iterations')."""
+        accel, implicit, gaps = self._accel, self.program.has_implicit, self.cs.n_gap > 0
         y_imp = self._y_guess(h) if implicit else None
-        b_imp, warm = None, None
+        b_imp, warm = None, self._lam_qp if gaps else None
+        if q_lin is None:
+            # a step's first solve: the gaps linearised at its midpoint, the end of the step
+            # at y = 0, about which the first curvature term is expanded
+            q_lin = (self.program.base_point(self.q, self.v, self.t, h,
+                                             np.concatenate((self.z, accel)))[1]
+                     if gaps else self.q)
+        coulomb = self._lagged_normal_impulses(h, curvature)
         n, inertia = self.cs.n_bodies, self._inertia
-        for _ in range(self.settings.implicit_iterations + 1):
-            memory = np.concatenate((self.z, accel))
-            if implicit:
-                sol, out = self.program.solve_qp(self.q, self.v, self.t, h, self.q, memory, warm,
-                                                 None, y_imp, "start", None, "direct", b_imp)
+        friction = bool(len(self.cs.normal_force_slots))
+        limit = max(self.settings.implicit_iterations,
+                    self.settings.friction_iterations if friction else 0)
+        for _ in range(limit + 1):
+            memory = np.concatenate((self.z, accel))   # accel: the iterations' own
+            if implicit or gaps:
+                sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, memory, warm,
+                                                 curvature, y_imp, jacobian_at, coulomb,
+                                                 None if gaps else "direct", b_imp)
             else:
                 sol, out = self.program.solve_direct(self.q, self.v, self.t, h, memory)
             used, accel = accel, (out[1] - self.v) / h
@@ -1276,32 +1304,77 @@ class Stepper:
             change = h * np.abs(np.einsum("kij,kj->ki", inertia[1], dS)).max(initial=0.0)
             spinning = change > GYROSCOPIC_TOL * (1.0 + np.abs(out[1]).max(initial=0.0))
             unmet = implicit and not out[-1][2] <= self.settings.implicit_tol
-            if not (spinning or unmet) or not np.isfinite(out[-1][2]):
+            # joint friction: the memory takes the step's normal forces until they hold
+            met = not friction or self._normal_forces_met(out)
+            if not (spinning or unmet or not met) or not np.isfinite(out[-1][2]):
                 break
-            if implicit:
-                y_imp, b_imp, warm = sol.y, sol.b_imp, -sol.P_eq
+            if implicit:       # the impulse at sol.y holds while the memory does
+                y_imp, b_imp = sol.y, sol.b_imp if met else None
+            if implicit or gaps:
+                warm = -np.concatenate((sol.P_eq, sol.P_g))
         else:
             sol.success = False
-            sol.status = (f"the midpoint step's iterations did not settle in "
-                          f"{self.settings.implicit_iterations}: "
+            sol.status = (f"the midpoint step's iterations did not settle in {limit}: "
                           + (f"the gyroscopic term still changes the velocities by {change:.3e}"
                              if spinning else f"EOM residual {out[-1][2]:.3e} with the forces "
-                                              "at the end of the step"))
+                                              "at the end of the step" if unmet else
+                             f"joint normal forces changing by {self._normal_force_change:.3e} N"))
         sol.iterations = _ + 1
         self._accel_used = used
-        if self.cs.n_eq and np.isfinite(out[-1][2]):
+        if (self.cs.n_eq or gaps) and np.isfinite(out[-1][2]):
             self._project_end_velocity(sol, out)
         return sol, out
 
     def _project_end_velocity(self, sol, out):
         """The midpoint step's end velocity onto the joints' rates at the end positions (the
-        kick aimed the positions there; the state then does not depend on the next h). The
-        projection's impulse joins the joints' reactions, its work their ledger columns."""
-        v, P, work = self.program.velocity_projection()(out[0], self.t + sol.h, out[1])
-        out[1], out[2] = v, out[2] + P / sol.h
+        kick aimed the positions there; the state then does not depend on the next h), and
+        with gaps, off the closing rates of the gaps closed at the end (within 2 ``ACCEPTED``
+        gap_tol, or carrying the step's force). The projection's impulses join the joints'
+        reactions and the contact forces, their work the joints' and gaps' ledger columns."""
+        args = (out[0], self.t + sol.h, out[1])
         first = 2 * len(self.cs.force_elements)     # the outputs are the call's own copies
+        if self.cs.n_gap:
+            band = 2 * ACCEPTED * self.settings.gap_tol
+            closed = (out[8] <= band) | (out[3] > 1e-8 * self._force_scale)
+            # a gap open at the start that closed: the end of its plastic impact (the end
+            # positions on the gap leave the velocity a rebound of 2 g(q_m) / h where the
+            # midpoint is past the gap)
+            impact = closed & (self.gaps > band)
+            v, P, work, P_g, work_g = self._contact_end_velocity(args, closed, impact)
+            out[3] = out[3] + P_g / sol.h
+            # the net normal impulses: what bounds friction in the contact iterations' next
+            # solve (an impact's rebound, removed here, is no load on the contact)
+            sol.P_g = sol.P_g + P_g
+            gap_first = first + len(self.cs.constraint_rows)
+            out[12][gap_first:gap_first + len(work_g)] += work_g
+        else:
+            v, P, work = self.program.velocity_projection()(*args)
+        out[1], out[2] = v, out[2] + P / sol.h
         out[12][first:first + len(work)] += work
         out[-1][5] += work.sum()
+
+    def _memory(self) -> np.ndarray:
+        """The step program's memory: the elements' memory, and for the midpoint step the
+        last step's velocity change over its h."""
+        return np.concatenate((self.z, self._accel)) if self.program.midpoint else self.z
+
+    def _contact_end_velocity(self, args, closed, impact):
+        """The projection of ``_project_end_velocity`` with gaps, by active sets: the rates of
+        the impacts' gaps and of the closed gaps closing at the end are held at zero; a held
+        closed gap whose impulse would pull is let go, a free one that would close is held,
+        until neither is left (a few passes: one without contacts changing)."""
+        project = self.program.velocity_projection()
+        rate = np.asarray(self.cs.gap_jacobian(args[0])).reshape(self.cs.n_gap, -1) @ args[2]
+        slack = 1e-12 * (1.0 + np.abs(args[2]).max(initial=0.0))
+        held = impact | (closed & (rate < -slack))
+        for _ in range(self.cs.n_gap + 1):
+            v, P, work, P_g, work_g, rate = project(*args, held.astype(float))
+            pulls = held & ~impact & (P_g < 0)
+            closing = closed & ~held & (rate < -slack)
+            if not (pulls.any() or closing.any()):
+                break
+            held = (held & ~pulls) | closing
+        return v, P, work, P_g, work_g
 
     def _y_guess(self, h):
         """Scaled end-of-step velocity guess for the implicit linearisation: the last step's
@@ -1501,9 +1574,7 @@ class Stepper:
             self._lam_qp = -np.concatenate((sol.P_eq, sol.P_g))
         self._contact_force = lam
         self._dv, self._dv_h = v1 - self.v, sol.h
-        predictor = None
-        if self.program.midpoint:
-            predictor, self._accel = self._accel_used, self._dv / sol.h
+        predictor = self._accel_used if self.program.midpoint else None
         self.z = self._next_memory(sol.h, t1, q1, v1, carry)
         if self.cs.n_gap:
             active = closed_in_solve(outcome.out, self._force_scale, 10 * self.settings.gap_tol)
@@ -1519,6 +1590,9 @@ class Stepper:
         else:
             active = impact = self._active
             changed = False
+        if self.program.midpoint and not impact.any():
+            # an impact's velocity jump is no acceleration to predict the next step from
+            self._accel = self._dv / sol.h
         self.ledger.add(ledger, impact, proj_energy)
         self.q, self.v, self.t, self.gaps, self._active = q1, v1, t1, gaps, active
         return StepInfo(t1, sol.h, sol.solver, sol.status, sol.iterations, wall,
@@ -1567,19 +1641,11 @@ def _scheme_problems(cs, settings, control) -> list[str]:
     problems = []
     if settings.scheme != "midpoint":
         return problems
-    contacts = [el.name for el in cs.force_elements if el.is_contact and el.evaluation != "explicit"]
-    if contacts:
-        problems.append(f"scheme 'midpoint' has no contact elements evaluated in the step yet "
-                        f"(their impacts are resolved with shortened steps, which the midpoint "
-                        f"step does not take yet); {contacts} need scheme 'euler'")
-    if cs.n_gap:
-        problems.append(f"scheme 'midpoint' has no contact yet; the clearance joints "
-                        f"{[r.name for r in cs.gap_rows]} need scheme 'euler'")
-    if len(cs.normal_force_slots):
-        problems.append(f"scheme 'midpoint' has no joint friction yet; "
-                        f"{[r.element.name for r in cs.friction_rows]} need scheme 'euler'")
-    if settings.solver not in (None, "direct"):
-        problems.append(f"scheme 'midpoint' solves its steps with solver 'direct', got "
+    if cs.n_gap and settings.contact == "linearised":
+        problems.append("scheme 'midpoint' meets its gaps at the end of the step: contact "
+                        "'linearised' (the seed's, without iterations) is scheme 'euler''s")
+    if settings.solver not in (None, "direct", "qp"):
+        problems.append(f"scheme 'midpoint' solves its steps with solver 'direct' or 'qp', got "
                         f"{settings.solver!r}")
     if settings.form != "gauss":
         problems.append(f"scheme 'midpoint' takes form 'gauss', got {settings.form!r}")
