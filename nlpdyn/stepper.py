@@ -492,6 +492,7 @@ class Stepper:
         self._dv, self._dv_h = None, None
         self._accel = np.zeros(cs.nv)       # the last step's velocity change over its h
         self._iterate_accel = self._accel
+        self._net_normal = np.zeros(cs.n_gap)      # the last contact iterate's, projection's included
         # error control (rtol): the next pair's h, the second step of a checked pair, where
         # the steps counted from began, and the record
         self._h_error, self._queued, self._error_start = self.h_min, None, self.t
@@ -1287,7 +1288,8 @@ class Stepper:
             q_lin = (self.program.base_point(self.q, self.v, self.t, h,
                                              np.concatenate((self.z, accel)))[1]
                      if gaps else self.q)
-        coulomb = self._lagged_normal_impulses(h, curvature)
+        coulomb = (self._net_normal if iterate and self.program.has_friction
+                   else self._lagged_normal_impulses(h, curvature))
         n, inertia = self.cs.n_bodies, self._inertia
         friction = bool(len(self.cs.normal_force_slots))
         limit = max(self.settings.implicit_iterations,
@@ -1348,9 +1350,10 @@ class Stepper:
             impact = closed & (self.gaps > band)
             v, P, work, P_g, work_g = self._contact_end_velocity(args, closed, impact)
             out[3] = out[3] + P_g / sol.h
-            # the net normal impulses: what bounds friction in the contact iterations' next
-            # solve (an impact's rebound, removed here, is no load on the contact)
-            sol.P_g = sol.P_g + P_g
+            # the net normal impulses bound friction in the contact iterations' next solve
+            # (an impact's rebound, removed here, is no load on the contact); the solve's own
+            # stay the iterations' curvature weights
+            self._net_normal = sol.P_g + P_g
             gap_first = first + len(self.cs.constraint_rows)
             out[12][gap_first:gap_first + len(work_g)] += work_g
         else:
