@@ -16,7 +16,9 @@
    friction angle), for the contact schemes "cone" (the default) and "cone_end" (end-of-step
    normals throughout).
 
-    python benchmarks/energy_consistent.py [--only stops|laws|wheel]
+    python benchmarks/energy_consistent.py [--only stops|laws|wheel] [--scheme euler|midpoint]
+
+Every run takes the default scheme ("midpoint") unless ``--scheme`` names one.
 """
 from __future__ import annotations
 
@@ -48,10 +50,10 @@ def stop_pendulum(law, evaluation="implicit", gravity=(0.0, 0.0, -9.81)):
 
 
 def run(system, t_end, h, **options):
-    """(Result, number of warnings)."""
+    """(Result, number of warnings), with the ``--scheme`` asked for."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = nd.simulate(system, t_end, h=h, progress=False, **options)
+        res = nd.simulate(system, t_end, h=h, progress=False, **SCHEME, **options)
     return res, len(caught)
 
 
@@ -130,12 +132,17 @@ def wheel_table():
 HS = (1e-3, 2.5e-4, 1e-4)
 AT_H = {"contact_resolution": None}
 WHEEL_HS = (1e-3, 5e-4, 2.5e-4, 1e-4)
+SCHEME = {}
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=("stops", "laws", "wheel"))
+    parser.add_argument("--scheme", choices=("euler", "midpoint"))
     args = parser.parse_args()
+    if args.scheme:
+        SCHEME["scheme"] = args.scheme
+    print(f"scheme: {args.scheme or 'the default'}")
     for name, table in (("stops", stops_table), ("laws", laws_table), ("wheel", wheel_table)):
         if args.only in (None, name):
             table()

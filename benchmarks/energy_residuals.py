@@ -18,8 +18,8 @@ range gravity's potential spans, whichever is larger):
 
     python benchmarks/energy_residuals.py [--only NAME ...] [--t-end-scale 1.0] [--scheme midpoint]
 
-With ``--scheme midpoint`` the runs take Moreau's midpoint step; variants it refuses (contact)
-are listed as such.
+With ``--scheme midpoint`` the runs take Moreau's midpoint step (variants it refused would be
+listed as such; it takes every case study).
 """
 from __future__ import annotations
 

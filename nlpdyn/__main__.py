@@ -97,7 +97,7 @@ def make_parser() -> argparse.ArgumentParser:
                         help="with bounds on h: adaptive (default) or nlp (the seed's scheme)")
     parser.add_argument("--scheme", choices=("euler", "midpoint"),
                         help="time discretisation (default: euler, the seed's; midpoint: "
-                             "second order, without contact or joint friction yet)")
+                             "second order, without numerical dissipation)")
     parser.add_argument("--rtol", type=_positive,
                         help="error-controlled h within (--h-min, --h): the error the run may "
                              "gather, relative to the motion's scale (scheme midpoint)")

@@ -74,23 +74,25 @@ class StepperSettings:
     """Absolute part of ``rtol``'s tolerance, in each coordinate's own unit (m, rad, m/s,
     rad/s)."""
     scheme: str = "euler"
-    """The time discretisation. "euler": the seed's semi-implicit Euler (first order; every
-    model). "midpoint": Moreau's midpoint rule, second order in smooth motion at the cost of
-    one solve per step (two to three where bodies spin: the gyroscopic term's iterations):
-    the positions drift half a step with the start velocity; forces and joint rows are
-    taken at that midpoint, velocity-dependent forces at the velocity predicted from the
-    last step's velocity change and the gyroscopic term at the step's mean velocity
-    (iterated: it does no work); the velocities take the step's whole impulse; the positions
-    drift the second half with the end velocity. The joint rows ask the step's end to meet
-    the constraints to O(h^3) (their curvature along the drift included) and the end
-    velocity is projected onto the joints' rates there, so the state does not depend on the
-    next h (``rtol`` varies it); velocity constraints hold for the step's mean velocity;
-    elements evaluated "implicit" apply their stored energy's discrete gradient over the
-    step whole, with no carry (``docs/FORMULATION.md``). For ideal joints, drivers, velocity
-    constraints and force elements other than contacts, with solver "direct", a fixed,
-    "adaptive" or error-controlled (``rtol``) h and ``projection`` False; contact (gaps, and
-    contact elements evaluated in the step), joint friction and the seed's variable h are
-    refused, the elements at fault named."""
+    """The time discretisation. "euler": the seed's semi-implicit Euler (first order, every
+    setting; numerically dissipative in implicit elements and sustained contact).
+    "midpoint": Moreau's midpoint rule, second order in smooth motion, at one solve per step
+    (two to three where bodies spin: the gyroscopic term's iterations): the positions drift
+    half a step with the start velocity; forces, joint rows and held contacts' normals and
+    lever arms are taken at that midpoint, velocity-dependent forces at the velocity
+    predicted from the last step's velocity change and the gyroscopic term at the step's
+    mean velocity (iterated: it does no work); the velocities take the step's whole impulse;
+    the positions drift the second half with the end velocity. The joint rows ask the
+    step's end to meet the constraints to O(h^3), the gaps' rows ask it to meet the gaps (the
+    contact iterations), and the end velocity is projected onto the joints' rates there,
+    with no closing speed at a closed gap and none after an impact (plastic), so the state
+    does not depend on the next h (``rtol`` varies it); velocity constraints hold for the
+    step's mean velocity; elements evaluated "implicit" (joint stops and penalty joints
+    among them) apply their stored energy's discrete gradient over the step whole, with no
+    carry (``docs/FORMULATION.md``). It takes solver "direct" or "qp", a fixed, "adaptive"
+    or error-controlled (``rtol``, not over contacts yet) h and ``projection`` False; the
+    seed's settings (step_control "nlp", solver "ipopt", form "explicit", contact
+    "linearised") are refused, the setting named."""
     form: str = "gauss"
     """"gauss": v is the only unknown and the multipliers come from the KKT conditions;
     "explicit": the seed's NLP with impulses as variables and the EOM as equality rows (IPOPT)."""

@@ -194,12 +194,14 @@ def test_settings_the_model_refuses_end_in_a_message(capsys, tmp_path, monkeypat
     """A scheme the model cannot take is said as the command line's error, not a traceback."""
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exc:
-        main(["slider_crank", "--variant", "clearance_A", "--scheme", "midpoint", "--no-plot",
+        main(["slider_crank", "--variant", "clearance_A", "--scheme", "midpoint",
+              "--step-control", "nlp", "--h-min", "5e-4", "--h", "1e-3", "--no-plot",
               "--t-end", "0.01", "--quiet"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "error: slider_crank [clearance_A]: invalid model" in err
-    assert "the clearance joints ['A'] need scheme 'euler'" in err and "Traceback" not in err
+    assert "scheme 'midpoint' takes step_control 'fixed', 'adaptive' or 'error', got 'nlp'" in err
+    assert "Traceback" not in err
 
 
 def _toy(n=3, scale=1.0):
