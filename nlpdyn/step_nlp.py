@@ -76,6 +76,7 @@ class StepSolution:
     friction_error: float = 0.0     # m: how far the lagged normal impulse and slip direction are
     P_n_used: np.ndarray = None     # the lagged normal impulses the friction cones used
     b_imp: np.ndarray = None        # the implicit elements' scaled impulse at y (QP solves)
+    projected: bool = False         # the midpoint step's end velocity already projected
 
 
 class StepProgram:

@@ -1011,6 +1011,9 @@ class Stepper:
                 self.program.reset_qp()
                 continue
             if ok:
+                sol, out = outcome.sol, outcome.out
+                if self.program.midpoint and not sol.projected and np.isfinite(out[-1][2]):
+                    self._project_end_velocity(sol, out)
                 return outcome, retry
             reasons.append(f"{sol.solver} h={sol.h:.3g}: {why}")
             # each attempt starts afresh: a QP solver's memory of a failed attempt (qpOASES'
@@ -1331,7 +1334,9 @@ class Stepper:
                              f"joint normal forces changing by {self._normal_force_change:.3e} N"))
         sol.iterations = _ + 1
         self._accel_used, self._iterate_accel = used, accel
-        if (self.cs.n_eq or gaps) and np.isfinite(out[-1][2]):
+        # with gaps the contact iterations' accepted solve is projected (``_solve_with_
+        # retries``), but with friction every iterate: its net normal impulse bounds the next
+        if (self.cs.n_eq and not gaps or self.program.has_friction) and np.isfinite(out[-1][2]):
             self._project_end_velocity(sol, out)
         return sol, out
 
@@ -1341,6 +1346,7 @@ class Stepper:
         with gaps, off the closing rates of the gaps closed at the end (within 2 ``ACCEPTED``
         gap_tol, or carrying the step's force). The projection's impulses join the joints'
         reactions and the contact forces, their work the joints' and gaps' ledger columns."""
+        sol.projected = True
         args = (out[0], self.t + sol.h, out[1])
         first = 2 * len(self.cs.force_elements)     # the outputs are the call's own copies
         if self.cs.n_gap:
