@@ -1356,7 +1356,7 @@ class Stepper:
             # positions on the gap leave the velocity a rebound of 2 g(q_m) / h where the
             # midpoint is past the gap)
             impact = closed & (self.gaps > band)
-            v, P, work, P_g, work_g = self._contact_end_velocity(args, closed, impact)
+            v, P, work, P_g, work_g = self._contact_end_velocity(args, closed, impact, sol.P_g)
             out[3] = out[3] + P_g / sol.h
             # the net normal impulses bound friction in the contact iterations' next solve
             # (an impact's rebound, removed here, is no load on the contact); the solve's own
@@ -1375,18 +1375,23 @@ class Stepper:
         last step's velocity change over its h."""
         return np.concatenate((self.z, self._accel)) if self.program.midpoint else self.z
 
-    def _contact_end_velocity(self, args, closed, impact):
+    def _contact_end_velocity(self, args, closed, impact, pushed):
         """The projection of ``_project_end_velocity`` with gaps, by active sets: the rates of
-        the impacts' gaps and of the closed gaps closing at the end are held at zero; a held
-        closed gap whose impulse would pull is let go, a free one that would close is held,
-        until neither is left (a few passes: one without contacts changing)."""
+        the closed gaps are held at zero; one whose net normal impulse over the step (the
+        solve's, ``pushed``, and the projection's) would pull is let go, unless it closed in
+        the step (an impact), and one let go that would close is held again, until neither
+        is left (a few passes: one without contacts changing). A loaded contact the step's
+        end leaves at a small separating rate, one its load would close again within the
+        step, so stays closed: the midpoint step's end rows would mirror that rate into a
+        closing one the next step (a period-2h rocking between redundant contacts)."""
         project = self.program.velocity_projection()
-        rate = np.asarray(self.cs.gap_jacobian(args[0])).reshape(self.cs.n_gap, -1) @ args[2]
-        slack = 1e-12 * (1.0 + np.abs(args[2]).max(initial=0.0))
-        held = impact | (closed & (rate < -slack))
+        G = np.asarray(self.cs.gap_jacobian(args[0])).reshape(self.cs.n_gap, -1)
+        # each gap's rate to its own round-off (a fast slide along a gap leaves its rate alone)
+        slack = 1e-14 + 1e-13 * (np.abs(G) @ np.abs(args[2]))
+        held = closed.copy()
         for _ in range(self.cs.n_gap + 1):
             v, P, work, P_g, work_g, rate = project(*args, held.astype(float))
-            pulls = held & ~impact & (P_g < 0)
+            pulls = held & ~impact & (pushed + P_g < 0)
             closing = closed & ~held & (rate < -slack)
             if not (pulls.any() or closing.any()):
                 break

@@ -187,3 +187,23 @@ def test_hysteresis_stop_loses_scipys_loss(kind, k):
     loss = res.energy[-1] - res.energy[0]
     assert loss == pytest.approx(res.energy_ledger()["work:stop"].iloc[-1], rel=1e-4)
     assert loss == pytest.approx(_stop_pendulum_loss(law), rel=0.01)
+
+
+def test_prism_settles_on_its_contacts_at_the_statics():
+    """A triangular slider in its prismatic clearance cavity, loaded across and along the
+    axis (``tests/test_clearance_sliders.py``): once its loaded gaps stop changing, its
+    motion across the axis stops (below 1e-12 m/s and rad/s while it slides along the axis
+    at up to 30 m/s) and its contact forces are the statics' within 1e-8. A loaded contact
+    the step's end leaves at a rate its load would close within the step stays closed: the
+    end rows would otherwise mirror the rate into the next step, and the slider rocked
+    between its redundant contacts at 1e-7 m/s after 0.1 s."""
+    from problems import prismatic_slider
+    from test_clearance_sliders import active_gaps, prism_equilibrium, settled_rows
+    res = nd.simulate(prismatic_slider.build(), t_end=0.5, h=1e-3, **MIDPOINT)
+    assert res.success
+    done = settled_rows(res, "cavity")
+    assert np.abs(res.velocity("slider")[done, :2]).max() <= 1e-12
+    assert np.abs(res.angular_velocity("slider")[done]).max() <= 1e-12
+    active = np.nonzero(active_gaps(res, "cavity")[-1])[0]
+    _, _, lam, _ = prism_equilibrium(active)
+    assert np.allclose(res.contact_force("cavity")[done][:, active], lam, rtol=1e-8, atol=0)
