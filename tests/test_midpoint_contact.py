@@ -44,9 +44,9 @@ def test_rocking_in_the_bore_is_second_order_without_damping(rocking):
     """Frictionless, the bore rocks in sustained contact like a pendulum of length c: its
     swing over 0.10-0.15 s is the reference's within 0.1 % at every h (scheme "euler" with
     its start normals: within 1 %), and the angle's largest error (the phase) falls at least
-    3.5x per halving of h (measured 4.0x and 4.0x): no numerical damping, second order. The gap stays
-    closed to the tolerance and the ledger's residual stays at round-off (below 1e-9 of the
-    largest kinetic energy)."""
+    3.5x per halving of h (measured 4.0x and 4.0x): no numerical damping, second order. The
+    gap stays closed to the tolerance and the ledger's residual stays at round-off (below
+    1e-9 of the largest kinetic energy)."""
     errors = []
     for h in HS:
         angle, reference, res = rocking[0.0, h]
