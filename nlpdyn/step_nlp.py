@@ -449,11 +449,8 @@ class StepProgram:
 
     def _contact_base(self, jacobian_at):
         """Where a gap row's lever arms are taken: the end iterate q_lin ("iterate"), else
-        the start of the step, or, in the midpoint step, its midpoint."""
-        s = self._sym
-        if jacobian_at == "iterate":
-            return s["q_lin"]
-        return s["q_b"] if self.midpoint else s["q0"]
+        where the held normals are (``_held_base``)."""
+        return self._sym["q_lin"] if jacobian_at == "iterate" else self._held_base
 
     @property
     def _held_base(self):
@@ -713,9 +710,10 @@ class StepProgram:
 
     def gap_curvature(self, jacobian_at="start"):
         """C(q0, v0, h, q_lin, P_g): Hessian in y of -P.g(q_end(y))/h_k (h_k the step's drift:
-        h, or h / 2 in the midpoint step) as the rows of ``jacobian_at`` see it, at q_lin. "start": only the gap laws' own curvature (the circle: P/|d| across
-        the normal) through the start-of-step D, constant in the lever arms; "iterate": the full
-        Hessian of the gaps. Without it the iterations 2-cycle when large impulses meet strongly
+        h, or h / 2 in the midpoint step) as the rows of ``jacobian_at`` see it, at q_lin.
+        "start": only the gap laws' own curvature (the circle: P/|d| across the normal)
+        through the start-of-step D, constant in the lever arms; "iterate": the full Hessian
+        of the gaps. Without it the iterations 2-cycle when large impulses meet strongly
         curved gaps (a bore jammed at both ends: |d| = c has curvature 1/c)."""
         if jacobian_at not in self._curvature:
             cs, s = self.cs, self._sym
@@ -815,10 +813,14 @@ class StepProgram:
         holonomic[sorted(set(C.get_triplet()[0]))] = 0.0
         return holonomic
 
-    def _least_change(self, A, r, name):
+    def _least_change(self, A, r, name, diagonal=None):
         """(dy, z): the least change dy = -A^T z of the scaled velocities that moves the rows
-        A y by -r, (A A^T) z = r by ``pseudo_inverse_solve`` (redundant rows solvable)."""
-        z = pseudo_inverse_solve(ca.mtimes(A, A.T), name, self.settings.regularization,
+        A y by -r, (A A^T + diagonal) z = r by ``pseudo_inverse_solve`` (redundant rows
+        solvable; ``diagonal``, a vector, keeps zero rows' multipliers zero)."""
+        W = ca.mtimes(A, A.T)
+        if diagonal is not None:
+            W = W + ca.diag(diagonal)
+        z = pseudo_inverse_solve(W, name, self.settings.regularization,
                                  self.settings.refinement_steps)(r)
         return A.T @ -z, z
 
@@ -844,20 +846,19 @@ class StepProgram:
 
     def _build_contact_projection(self, Q, T, V, Pi, A, c):
         """The end velocity's projection with gaps, (q, t, v, held) -> as without, and the
-        gaps' impulses, work and rates at the end: the joints' rates as in
-        ``_build_projection`` and the rates of the gaps flagged ``held`` (1) zero, by the
-        same least change (``StepProgram.end_velocity``)."""
+        gaps' impulses, work, rates at the end and the rates' round-off scale (|Pi_g| |v|):
+        the joints' rates as in ``_build_projection`` and the rates of the gaps flagged
+        ``held`` (1) zero, by the same least change (the active sets are
+        ``Stepper._contact_end_velocity``'s)."""
         cs, ng = self.cs, self.n_gap
         held = ca.MX.sym("held", ng)
         Pi_g = cs.gap_jacobian(Q)
         A_all = ca.vertcat(A, held * (Pi_g @ self._Linv_T))
         nk = A.size1()
         # the rows let go are zero rows: a unit diagonal keeps their (zero) multipliers solvable
-        free = ca.diag(ca.vertcat(ca.MX.zeros(nk), 1 - held))
-        z = pseudo_inverse_solve(ca.mtimes(A_all, A_all.T) + free, "contact_projection_ls",
-                                 self.settings.regularization, self.settings.refinement_steps)(
-            ca.vertcat(c, held * (Pi_g @ V)))
-        dy = A_all.T @ -z
+        dy, z = self._least_change(A_all, ca.vertcat(c, held * (Pi_g @ V)),
+                                   "contact_projection_ls",
+                                   ca.vertcat(ca.MX.zeros(nk), 1 - held))
         P_k, P_g = ca.vertsplit(-z, [0, nk, nk + ng])
         P = self._full(P_k)
         V_p = V + self._Linv_T @ dy
@@ -865,8 +866,10 @@ class StepProgram:
         work = self._joint_sum() @ (P * (Pi @ mean))
         return FastFunction(ca.Function(
             "velocity_projection", [Q, T, V, held],
-            [V_p, P, work, held * P_g, P_g * (Pi_g @ mean), Pi_g @ V_p],
-            ["q", "t", "v", "held"], ["v_p", "P", "work", "P_g", "work_g", "rate_g"]))
+            [V_p, P, work, held * P_g, P_g * (Pi_g @ mean), Pi_g @ V_p,
+             ca.mtimes(ca.fabs(Pi_g), ca.fabs(V))],
+            ["q", "t", "v", "held"],
+            ["v_p", "P", "work", "P_g", "work_g", "rate_g", "rate_scale"]))
 
     # ------------------------------------------------------------------ QP plugin
     def reset_qp(self):

@@ -1315,7 +1315,8 @@ class Stepper:
             change = h * np.abs(np.matmul(inertia[1], dS[:, :, None])).max(initial=0.0)
             # a contact iterate takes one solve: its predictor, the last iterate's mean
             # acceleration, converges with the contact iterations
-            spinning = not iterate and change > GYROSCOPIC_TOL * (1.0 + np.abs(out[1]).max(initial=0.0))
+            spinning = (not iterate
+                        and change > GYROSCOPIC_TOL * (1.0 + np.abs(out[1]).max(initial=0.0)))
             unmet = implicit and not out[-1][2] <= self.settings.implicit_tol
             # joint friction: the memory takes the step's normal forces until they hold
             met = not friction or self._normal_forces_met(out)
@@ -1385,12 +1386,11 @@ class Stepper:
         step, so stays closed: the midpoint step's end rows would mirror that rate into a
         closing one the next step (a period-2h rocking between redundant contacts)."""
         project = self.program.velocity_projection()
-        G = np.asarray(self.cs.gap_jacobian(args[0])).reshape(self.cs.n_gap, -1)
-        # each gap's rate to its own round-off (a fast slide along a gap leaves its rate alone)
-        slack = 1e-14 + 1e-13 * (np.abs(G) @ np.abs(args[2]))
         held = closed.copy()
         for _ in range(self.cs.n_gap + 1):
-            v, P, work, P_g, work_g, rate = project(*args, held.astype(float))
+            v, P, work, P_g, work_g, rate, scale = project(*args, held.astype(float))
+            # each gap's rate to its own round-off (a fast slide along a gap leaves it alone)
+            slack = 1e-14 + 1e-13 * scale
             pulls = held & ~impact & (pushed + P_g < 0)
             closing = closed & ~held & (rate < -slack)
             if not (pulls.any() or closing.any()):
