@@ -96,8 +96,9 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--step-control", choices=("fixed", "nlp", "adaptive"),
                         help="with bounds on h: adaptive (default) or nlp (the seed's scheme)")
     parser.add_argument("--scheme", choices=("euler", "midpoint"),
-                        help="time discretisation (default: euler, the seed's; midpoint: "
-                             "second order, without numerical dissipation)")
+                        help="time discretisation (default: midpoint, second order, without "
+                             "numerical dissipation; euler, the seed's, with --step-control "
+                             "nlp or --form explicit)")
     parser.add_argument("--rtol", type=_positive,
                         help="error-controlled h within (--h-min, --h): the error the run may "
                              "gather, relative to the motion's scale (scheme midpoint)")
@@ -292,7 +293,6 @@ def main(argv=None) -> int:
         if args.scheme == "euler" or args.step_control is not None:
             parser.error("argument --rtol: chooses h itself with scheme midpoint (give neither "
                          "--scheme euler nor --step-control)")
-        args.scheme = "midpoint"
     if args.step_control in ("nlp", "adaptive") and not isinstance(h, tuple):
         parser.error(f"argument --step-control: {args.step_control} needs bounds on h "
                      "(give --h-min)")

@@ -279,7 +279,7 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
                  message, stepper.initial_projection, info, contact_points, contact_vectors,
                  force_elements, work, element_pot, ledger, memory, friction,
                  friction_vectors)
-    res.step_start_q = base_q       # where each step's reactions were evaluated
+    res.reaction_q = base_q     # where each step's reactions act: its start, or its midpoint
     return res
 
 

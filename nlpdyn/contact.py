@@ -123,7 +123,8 @@ class ContactScheme:
         return max(-out[7][0], 0.0) + max(open_active, 0.0)
 
     def refine(self, solve: Callable, check: Callable, drift: Callable, sol, out,
-               previous_force=None, turn: Callable | None = None) -> ContactOutcome:
+               previous_force=None, turn: Callable | None = None,
+               restart: Callable | None = None) -> ContactOutcome:
         """Iterate from the first solve (``sol``, ``out``).
 
         ``solve(q_lin, curvature, jacobian_at)`` re-solves the step at the same h (q_lin None:
@@ -143,24 +144,32 @@ class ContactScheme:
         rad: a clearance far below the step's motion, whose direction carries nothing), and,
         in a run of steps that needed the end normals, but every ``SUSTAINED_RETRY``-th.
         Where no normal is held (``turn`` gives None) the two rows are the same: one pass.
+        ``restart(jacobian_at)``, called before each pass, returns the first solve to start
+        it from when that is not (``sol``, ``out``) (a first solve taken with other rows), or
+        None.
         """
+        def start(jacobian_at):
+            fresh = restart(jacobian_at) if restart is not None else None
+            return (sol, out) if fresh is None else fresh
+
         if self.name != "cone":
             label = "cone_end" if self.name == "cone_end" else self.name
-            return self._iterate(solve, check, drift, sol, out, self.jacobian_at, label)
+            return self._iterate(solve, check, drift, *start(self.jacobian_at),
+                                 self.jacobian_at, label)
         # while a run of steps needs the end normals (a jam), try the start normals only every
         # SUSTAINED_RETRY-th step
         turned = turn(out[0]) if turn is not None else 0.0
         if turned is None:      # no normal held: the start-normal rows are the end-normal ones
-            return self._iterate(solve, check, drift, sol, out, "start", self.name)
+            return self._iterate(solve, check, drift, *start("sustained"), "start", self.name)
         result = None
         if self._end_streak % SUSTAINED_RETRY == 0 and turned <= TURN_HELD:
-            result = self._iterate(solve, check, drift, sol, out, "sustained", self.name,
-                                   sustained=True)
+            result = self._iterate(solve, check, drift, *start("sustained"), "sustained",
+                                   self.name, sustained=True)
             if result.converged:
                 self._end_streak = 0
                 return result
         self._end_streak += 1
-        second = self._iterate(solve, check, drift, sol, out, "start", "cone_end")
+        second = self._iterate(solve, check, drift, *start("start"), "start", "cone_end")
         return second if result is None or second.error <= result.error else result
 
     def _iterate(self, solve, check, drift, sol, out, jacobian_at, label,
@@ -245,8 +254,8 @@ class WithFallback:
         return self.primary.first_curvature(previous_force, h, nv)
 
     def refine(self, solve, check, drift, sol, out, previous_force=None,
-               turn=None) -> ContactOutcome:
-        result = self.primary.refine(solve, check, drift, sol, out, turn=turn)
+               turn=None, restart=None) -> ContactOutcome:
+        result = self.primary.refine(solve, check, drift, sol, out, turn=turn, restart=restart)
         if result.converged or self.fallback is None:
             return result
         curvature = self.fallback.first_curvature(previous_force, sol.h, len(sol.y))

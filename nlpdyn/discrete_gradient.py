@@ -27,7 +27,10 @@ import casadi as ca
 import numpy as np
 
 CHORD_POINTS = 2            # Gauss-Legendre points along the chord (degree 3 exact)
-QUOTIENT_ROUNDOFF = 1e-8    # largest share of the slope the quotient may lose to round-off
+# largest share of the slope the quotient may lose to round-off: below the Newton iterations'
+# implicit_tol (1e-10 of the force scale), or a statically loaded element's force is noise
+# that they cannot settle (a flexible link hanging at rest)
+QUOTIENT_ROUNDOFF = 1e-11
 
 
 def difference_quotient(V, s0, s1):

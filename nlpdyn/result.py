@@ -150,6 +150,9 @@ class Result:
         self.body_names = list(body_names)
         self.constraint_rows = dict(constraint_rows)  # name -> (start, stop, [body names])
         self.gap_rows = dict(gap_rows)
+        # per step, where its reactions act (the step's start, or its midpoint); None: the
+        # start of each step, taken from ``q``
+        self.reaction_q = None
         self.wrenches = wrenches  # name -> (n_steps, n_el_bodies, 6): [f global, n about CoM global]
         self.success, self.status, self.message = bool(success), int(status), str(message)
         self.initial_projection = initial_projection or {}
@@ -480,6 +483,8 @@ class Result:
                               ("memory__", self.memory), ("friction__", self.friction),
                               ("cfric__", self.friction_vectors)):
             arrays.update({prefix + name: a for name, a in named.items()})
+        if self.reaction_q is not None:
+            arrays["reaction_q"] = self.reaction_q
         return arrays
 
     def _meta(self) -> dict:
@@ -549,14 +554,16 @@ class Result:
         stats = StepStats(**named("stats__"))
         rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["constraint_rows"].items()}
         gap_rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["gap_rows"].items()}
-        return cls(arrays["t"], arrays["q"], arrays["v"], arrays["h"], arrays["energy"],
-                   arrays["kinetic_energy"], arrays["potential_energy"], stats, arrays["mu"],
-                   arrays["lam"], arrays["gaps"], meta["body_names"], rows, gap_rows,
-                   named("wrench__"), meta["success"], meta["status"], meta["message"],
-                   meta["initial_projection"], meta["info"], named("cpoint__"),
-                   named("cforce__"), meta["force_elements"], named("ework__"),
-                   named("epot__"), named("ledger__"), named("memory__"), named("friction__"),
-                   named("cfric__"))
+        res = cls(arrays["t"], arrays["q"], arrays["v"], arrays["h"], arrays["energy"],
+                  arrays["kinetic_energy"], arrays["potential_energy"], stats, arrays["mu"],
+                  arrays["lam"], arrays["gaps"], meta["body_names"], rows, gap_rows,
+                  named("wrench__"), meta["success"], meta["status"], meta["message"],
+                  meta["initial_projection"], meta["info"], named("cpoint__"),
+                  named("cforce__"), meta["force_elements"], named("ework__"),
+                  named("epot__"), named("ledger__"), named("memory__"), named("friction__"),
+                  named("cfric__"))
+        res.reaction_q = arrays.get("reaction_q")
+        return res
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:
@@ -617,8 +624,9 @@ class Result:
 
     def _joint_frames(self, data):
         """Per step: the joint frame's axes (global, columns; (n_steps, 3, 3)) and the child's
-        rotation, at the start of each step, where its reactions were evaluated."""
-        q0 = getattr(self, "step_start_q", None)
+        rotation where its reactions act: the step's start (scheme "euler") or its midpoint
+        (scheme "midpoint")."""
+        q0 = self.reaction_q
         if q0 is None:
             # a loaded or resampled result: each kept step must start at the point before it
             if not np.allclose(np.diff(self.t), self.h, rtol=1e-9, atol=0):
@@ -752,7 +760,7 @@ class Result:
         def at(arrays, index):
             return {name: a[index] for name, a in arrays.items()}
         stats = StepStats(**{f.name: getattr(self.stats, f.name)[steps] for f in fields(StepStats)})
-        return Result(self.t[rows], self.q[rows], self.v[rows], self.h[steps], self.energy[rows],
+        res = Result(self.t[rows], self.q[rows], self.v[rows], self.h[steps], self.energy[rows],
                       self.kinetic_energy[rows], self.potential_energy[rows], stats,
                       self.mu[steps], self.lam[steps], self.gaps[rows], self.body_names,
                       self.constraint_rows, self.gap_rows, at(self.wrenches, steps),
@@ -762,6 +770,9 @@ class Result:
                       at(self.element_potential, rows), at(self.ledger, rows),
                       memory=at(self.memory, rows), friction=at(self.friction, steps),
                       friction_vectors=at(self.friction_vectors, steps))
+        reaction_q = self.reaction_q
+        res.reaction_q = None if reaction_q is None else reaction_q[steps]
+        return res
 
     def animate(self, path, fps: float = 25.0, magnify_clearance: float = 1.0, **options) -> Path:
         """Write an animation of the bodies' shapes to ``path`` (.gif, or .mp4 with ffmpeg);
@@ -797,7 +808,7 @@ class Result:
 
 
 FORMAT = "nlpdyn-result"
-FORMAT_VERSION = 1          # 0: files from before the format had a version (same layout)
+FORMAT_VERSION = 2          # 0: files from before the format had a version (same layout); 2: reaction_q
 _ZIP_MAGIC = b"PK\x03\x04"  # every archive numpy writes starts with a zip local header
 _FLOAT_TAG = "__float__"       # {"__float__": "inf"} in __meta__ is the float inf
 _STATS_KINDS = {f.name: f.default_factory().dtype.kind for f in fields(StepStats)}
@@ -1040,6 +1051,8 @@ def _problems(arrays: dict, meta, nonstrict_json: bool) -> list:
             expected[key] = ((points, ("memory size", None)), "f")
         if key.startswith("friction__") and element in meta.get("force_elements", {}):
             expected[key] = ((steps,), "f")
+    if "reaction_q" in arrays:      # optional (version 2): where each step's reactions act
+        expected["reaction_q"] = ((steps, ("7 n_bodies", n_bodies and 7 * n_bodies)), "f")
 
     well_formed = set()
     for key, (dims, kind) in expected.items():

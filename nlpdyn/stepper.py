@@ -8,7 +8,7 @@ import time
 import traceback
 import types
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import casadi as ca
 import numpy as np
@@ -73,7 +73,7 @@ class StepperSettings:
     atol: float = 0.0
     """Absolute part of ``rtol``'s tolerance, in each coordinate's own unit (m, rad, m/s,
     rad/s)."""
-    scheme: str = "euler"
+    scheme: str | None = None
     """The time discretisation. "euler": the seed's semi-implicit Euler (first order, every
     setting; numerically dissipative in implicit elements and sustained contact).
     "midpoint": Moreau's midpoint rule, second order in smooth motion, at one solve per step
@@ -92,7 +92,8 @@ class StepperSettings:
     carry (``docs/FORMULATION.md``). It takes solver "direct" or "qp", a fixed, "adaptive"
     or error-controlled (``rtol``, not over contacts yet) h and ``projection`` False; the
     seed's settings (step_control "nlp", solver "ipopt", form "explicit", contact
-    "linearised") are refused, the setting named."""
+    "linearised" or ``gap_iterations`` 0, ``projection``) are refused, the setting named.
+    None: "midpoint", or "euler" with any of the seed's settings."""
     form: str = "gauss"
     """"gauss": v is the only unknown and the multipliers come from the KKT conditions;
     "explicit": the seed's NLP with impulses as variables and the EOM as equality rows (IPOPT)."""
@@ -150,7 +151,9 @@ class StepperSettings:
     max_retries: int = 4
     """Halvings of h tried after a rejected step (each with the primary and fallback solver)."""
     fallback: bool = True
-    """Retry a rejected step with IPOPT before cutting h."""
+    """Retry a rejected step with another solver before cutting h: IPOPT (scheme "euler"),
+    the conic plugin ``qp_solver`` where scheme "midpoint" solves the KKT system ("direct":
+    an ill-conditioned model's rows may stay unmet after its refinement steps)."""
     polish: bool = True
     """In the "nlp" scheme, a step whose h ends within ``polish_tol`` (relative) of its upper
     bound is re-solved with h exactly at the bound by the fixed-step solver: the interior
@@ -249,7 +252,7 @@ class StepperSettings:
             problems.append(f"rtol must be None or a number in (0, 1), got {self.rtol!r}")
         if not (is_number(self.atol) and self.atol >= 0):
             problems.append(f"atol must be >= 0 (a finite number), got {self.atol!r}")
-        if not is_choice(self.scheme, TIME_SCHEMES):
+        if not is_choice(self.scheme, (None, *TIME_SCHEMES)):
             problems.append(f"scheme must be one of {TIME_SCHEMES}, got {self.scheme!r}")
         if not is_choice(self.form, FORMS):
             problems.append(f"form must be one of {FORMS}, got {self.form!r}")
@@ -379,10 +382,12 @@ class Stepper:
                  **overrides):
         settings, (h_min, h_max) = stepper_arguments(system, h, settings, t0, overrides,
                                                      StepperSettings)
-        self.settings = settings
-        self.h_min, self.h_max = h_min, h_max
         control = settings.step_control or ("error" if settings.rtol is not None else
                                             "fixed" if h_min == h_max else "adaptive")
+        if settings.scheme is None:
+            settings = replace(settings, scheme=_default_scheme(settings, control))
+        self.settings = settings
+        self.h_min, self.h_max = h_min, h_max
         self.step_control = control
         self.system = system
         self.cs: CompiledSystem = system.compile(t0=t0)
@@ -568,9 +573,12 @@ class Stepper:
         (``initial_conditions``: projected with the smallest mass-weighted change, reported
         in ``initial_projection``, or refused). Euler parameters are kept as given, within
         1e-3 of unit norm (the steps leave an O(h^2) norm error, which joints and forces do
-        not see; a state from a result continues that run exactly). Force
-        elements with a memory (hysteresis) start from their initial memory, and the record
-        that :meth:`result` reads restarts at this state.
+        not see; with scheme "euler" a state from a result continues that run exactly). Force
+        elements with a memory (hysteresis) start from their initial memory, scheme
+        "midpoint"'s predictor of the step's mean velocity (the last step's velocity change)
+        from none, as at the start of a run (a velocity-dependent force's first step then
+        differs from the run's by O(h^2)), and the record that :meth:`result` reads restarts
+        at this state.
 
         Raises
         ------
@@ -1084,9 +1092,29 @@ class Stepper:
         def drift(y_new, y_old):
             return h * np.abs(self.program.Linv_T @ (y_new - y_old)).max()
 
+        first_accel, first_rows = self._iterate_accel, self._first_rows
+
+        def restart(jacobian_at):
+            """Before a pass of contact iterations: the midpoint step's predicted mean
+            acceleration back to the first solve's (a diverged pass left it far off), and,
+            without friction, where the pass takes other rows than the first solve did, a
+            fresh first solve with them (the end normals' iterations converge from it, not
+            from the held normals' first solve: a 1 um bore under a joint stop)."""
+            self._iterate_accel = first_accel
+            if (not self.program.midpoint or self.program.has_friction
+                    or jacobian_at == first_rows):
+                return None
+            curvature = self.contact.first_curvature(self._contact_force, h, self.cs.nv)
+            fresh = solve(None, curvature, jacobian_at)
+            if self._check(*fresh)[0]:
+                return fresh
+            self._iterate_accel = first_accel
+            return None
+
         if self.cs.n_gap:
             outcome = self.contact.refine(solve, self._check, drift, sol, out, self._contact_force,
-                                          turn=lambda q1: self.program.contact_turn(self.q, q1, self.z))
+                                          turn=lambda q1: self.program.contact_turn(self.q, q1, self.z),
+                                          restart=restart)
         else:
             outcome = ContactOutcome(sol, out, "", 0, 0.0, True)
         sol = outcome.sol
@@ -1099,9 +1127,10 @@ class Stepper:
         primary = "nlp" if self.step_control == "nlp" else self.solver
         if self.step_control != "nlp":
             h_min = h_max
-        kinds = [primary] + (["ipopt"] if self.settings.fallback and primary not in ("ipopt", "nlp")
-                             and not self.program.has_friction and not self.program.midpoint
-                             else [])
+        fallback = "qp" if self.program.midpoint else "ipopt"
+        kinds = [primary] + ([fallback] if self.settings.fallback
+                             and primary not in ("ipopt", "nlp", fallback)
+                             and not self.program.has_friction else [])
         for r in range(self.settings.max_retries + 1):
             hb = (min(h_min, h_max / 2**r), h_max / 2**r)
             for kind in kinds:
@@ -1136,7 +1165,7 @@ class Stepper:
             return self._solve_once(kind, bounds, q_lin, curvature, jacobian_at)
         self.z[self.cs.step_size_slots] = bounds[1]
         if self.program.midpoint:
-            return self._solve_midpoint(bounds[1], q_lin, curvature, jacobian_at)
+            return self._solve_midpoint(bounds[1], q_lin, curvature, jacobian_at, kind)
         if kind == "qp" or (kind == "direct" and self.program.has_implicit):
             return self._solve_qp(bounds[1], q_lin, curvature, jacobian_at,
                                   "direct" if kind == "direct" else None)
@@ -1168,7 +1197,7 @@ class Stepper:
 
     def _solve_once(self, kind, bounds, q_lin, curvature, jacobian_at):
         if kind in ("direct", "qp") and self.program.midpoint:
-            return self._solve_midpoint(bounds[1], q_lin, curvature, jacobian_at)
+            return self._solve_midpoint(bounds[1], q_lin, curvature, jacobian_at, kind)
         q, v, t, z = self.q, self.v, self.t, self.z
         q_lin = q if q_lin is None else q_lin
         form = self.settings.form
@@ -1270,7 +1299,7 @@ class Stepper:
             None if self._contact_force is None else self._contact_force * h)
         return np.zeros(self.cs.n_gap) if P_n is None else P_n
 
-    def _solve_midpoint(self, h, q_lin=None, curvature=None, jacobian_at="start"):
+    def _solve_midpoint(self, h, q_lin=None, curvature=None, jacobian_at="start", kind="direct"):
         """The midpoint step: the velocity-dependent forces at the velocity predicted from
         the last step's velocity change; then, while the gyroscopic term at the step's mean
         velocity would change the end velocity by more than ``GYROSCOPIC_TOL`` of the
@@ -1279,7 +1308,8 @@ class Stepper:
         Elements evaluated in the step are Newton-linearised in the same iterations (one
         KKT solve each) until the equations of motion hold with their end-of-step forces
         (``implicit_tol``). With gaps, each solve is the QP with the gaps' rows of
-        ``jacobian_at`` linearised at ``q_lin`` (``curvature``: the contact iterations')."""
+        ``jacobian_at`` linearised at ``q_lin`` (``curvature``: the contact iterations');
+        without, ``kind`` "direct" solves the KKT system, "qp" the conic plugin."""
         implicit, gaps = self.program.has_implicit, self.cs.n_gap > 0
         # a contact iterate starts from the last iterate's mean acceleration (the same step's,
         # converging with it); a step's first solve from the last step's
@@ -1299,12 +1329,14 @@ class Stepper:
         friction = bool(len(self.cs.normal_force_slots))
         limit = max(self.settings.implicit_iterations,
                     self.settings.friction_iterations if friction else 0)
+        previous_change = np.inf
         for _ in range(limit + 1):
             memory = np.concatenate((self.z, accel))   # accel: the iterations' own
-            if implicit or gaps:
+            if implicit or gaps or kind == "qp":
                 sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, memory, warm,
                                                  curvature, y_imp, jacobian_at, coulomb,
-                                                 None if gaps else "direct", b_imp)
+                                                 None if gaps or kind == "qp" else "direct",
+                                                 b_imp)
             else:
                 sol, out = self.program.solve_direct(self.q, self.v, self.t, h, memory)
             used, accel = accel, (out[1] - self.v) / h
@@ -1315,8 +1347,12 @@ class Stepper:
             change = h * np.abs(np.matmul(inertia[1], dS[:, :, None])).max(initial=0.0)
             # a contact iterate takes one solve: its predictor, the last iterate's mean
             # acceleration, converges with the contact iterations
-            spinning = (not iterate
+            # until the change is round-off's, or stops contracting: a stiff explicit damper
+            # shares the predictor (contraction h c / 2 per iterate, near 1 at its stability
+            # limit), and the gyroscopic term's remaining work shows in the ledger
+            spinning = (not iterate and change < 0.5 * previous_change
                         and change > GYROSCOPIC_TOL * (1.0 + np.abs(out[1]).max(initial=0.0)))
+            previous_change = change
             unmet = implicit and not out[-1][2] <= self.settings.implicit_tol
             # joint friction: the memory takes the step's normal forces until they hold
             met = not friction or self._normal_forces_met(out)
@@ -1324,7 +1360,7 @@ class Stepper:
                 break
             if implicit:       # the impulse at sol.y holds while the memory does
                 y_imp, b_imp = sol.y, sol.b_imp if met else None
-            if implicit or gaps:
+            if implicit or gaps or kind == "qp":
                 warm = -np.concatenate((sol.P_eq, sol.P_g))
         else:
             sol.success = False
@@ -1632,11 +1668,13 @@ SUSTAINED = 4.0
 GYROSCOPIC_TOL = 1e-12
 
 
+_NEXT, _LAST = [1, 2, 0], [2, 0, 1]
+
+
 def _gyroscopic(w, J) -> np.ndarray:
     """w x (J w) per body (rows), without np.cross's overhead on a few rows."""
-    a, b = w, np.matmul(J, w[:, :, None])[:, :, 0]
-    return np.stack((a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1], a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
-                     a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]), axis=1)
+    b = (J @ w[:, :, None])[:, :, 0]
+    return w.take(_NEXT, 1) * b.take(_LAST, 1) - w.take(_LAST, 1) * b.take(_NEXT, 1)
 
 
 def _error_control_problems(cs, settings, control, h_min, h_max) -> list[str]:
@@ -1671,14 +1709,28 @@ def _position_difference(q_a, q_b, n_bodies) -> np.ndarray:
                            for ak, bk in zip(a, b)]) if n_bodies else np.zeros(0)
 
 
+def _default_scheme(settings, control) -> str:
+    """The scheme when none is given: "midpoint", or "euler" where a setting is the seed's
+    (step_control "nlp", solver "ipopt", form "explicit", contact "linearised" or
+    ``gap_iterations`` 0, ``projection``), which only scheme "euler" takes, unless ``rtol``
+    asks for the midpoint's error control."""
+    seeds = (control == "nlp" or settings.solver == "ipopt" or settings.form == "explicit"
+             or settings.contact == "linearised" or settings.gap_iterations == 0
+             or settings.projection)
+    # rtol is the midpoint's: a seed's setting beside it is refused by name
+    return "euler" if seeds and settings.rtol is None else "midpoint"
+
+
 def _scheme_problems(cs, settings, control) -> list[str]:
     """What keeps ``settings.scheme`` "midpoint" from a model and its settings (all at once)."""
     problems = []
     if settings.scheme != "midpoint":
         return problems
-    if cs.n_gap and settings.contact == "linearised":
+    if cs.n_gap and (settings.contact == "linearised" or settings.gap_iterations == 0):
         problems.append("scheme 'midpoint' meets its gaps at the end of the step: contact "
-                        "'linearised' (the seed's, without iterations) is scheme 'euler''s")
+                        "'linearised' (the seed's, without iterations"
+                        + (", which gap_iterations=0 selects" if settings.gap_iterations == 0
+                           else "") + ") is scheme 'euler''s")
     if settings.solver not in (None, "direct", "qp"):
         problems.append(f"scheme 'midpoint' solves its steps with solver 'direct' or 'qp', got "
                         f"{settings.solver!r}")

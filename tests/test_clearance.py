@@ -253,14 +253,16 @@ def test_sustained_frictionless_contact_does_no_work(h):
 @pytest.fixture(scope="module")
 def rocking_runs():
     """The wheel rocking in its bore (``build_rocking_wheel``), 0.15 s: (friction, spin, h,
-    contact) -> (angle, the scipy reference's, Result)."""
+    contact) -> (angle, the scipy reference's, Result); the end normals' ("cone_end") run
+    with scheme "euler"."""
     from problems import clearance_pendulum as cp
     out = {}
     for friction, spin, h, contact in [(0.0, 0.0, 1e-3, "cone"), (0.0, 0.0, 5e-4, "cone"),
                                        (0.0, 0.0, 1e-3, "cone_end"), (0.2, -10.0, 1e-3, "cone"),
                                        (0.2, -10.0, 5e-4, "cone")]:
         res = nd.simulate(cp.build_rocking_wheel(friction=friction, spin=spin), 0.15, h=h,
-                          progress=False, contact=contact)
+                          progress=False, contact=contact,
+                          scheme="euler" if contact == "cone_end" else None)
         out[friction, h, contact] = (cp.rocking_angle(res),
                                      cp.rocking_reference(res.t, friction=friction, spin=spin), res)
     return out
@@ -278,8 +280,9 @@ def test_rocking_in_the_bore_keeps_its_amplitude(rocking_runs, h):
     45 ms: 45 steps at h = 1e-3). Reference: the point on the circle by scipy (the contact
     force passes through the wheel's centre, so it does not turn). Over t = 0.10-0.15 s the
     amplitude is the reference's within 1 % (the issue's end normals kept 30 % of it at
-    1e-3); the angle is within 10 % of the amplitude throughout and its error shrinks with h
-    (first order: the phase). No step needs the end normals ("cone_end")."""
+    1e-3); the angle is within 10 % of the amplitude throughout and its error (the phase)
+    shrinks with h (scheme "euler": first order; the default midpoint's second order is
+    tests/test_midpoint_contact.py's). No step needs the end normals ("cone_end")."""
     angle, reference, res = rocking_runs[0.0, h, "cone"]
     assert res.success and res.gaps.min() >= -1e-9
     assert set(res.stats.contact_scheme) == {"cone"}
@@ -293,8 +296,9 @@ def test_rocking_in_the_bore_keeps_its_amplitude(rocking_runs, h):
 
 
 def test_rocking_with_end_normals_is_damped(rocking_runs):
-    """With the end-of-step normals ("cone_end") each step in sustained contact takes
-    lam c dphi^2: the same wheel keeps less than half of its amplitude after 0.1 s."""
+    """Scheme "euler" with the end-of-step normals ("cone_end"): each step in sustained
+    contact takes lam c dphi^2, and the same wheel keeps less than half of its amplitude
+    after 0.1 s. (The midpoint step's held normals keep it: tests/test_midpoint_contact.py.)"""
     angle, reference, res = rocking_runs[0.0, 1e-3, "cone_end"]
     assert np.abs(_late(res, angle)).max() < 0.5 * np.abs(_late(res, reference)).max()
 
@@ -378,13 +382,14 @@ def _cone_step_by_ipopt(body, q0, v0, h, radius_c=1e-4, axial_c=1e-4, length=0.0
 
 
 def test_contact_iterations_reach_the_cone_step_of_a_jammed_bore():
-    """CASES.md #3 (out-of-plane centre of mass): at t = 0.27275 s the bore is jammed against
+    """CASES.md #3 (out-of-plane centre of mass), scheme "euler" (the reference below is its
+    step: q1 = q0 + h v, forces at the start): at t = 0.27275 s the bore is jammed against
     the pin at both ends with several hundred newtons. Without the circle's curvature term the
     chord iterations do not converge there; with it the stepper reaches, in a few iterations,
     the cone step that IPOPT finds from its definition with geometry written in the test."""
     from problems import clearance_pendulum
     h = 2.5e-4
-    stepper = nd.Stepper(clearance_pendulum.build(), h=h)
+    stepper = nd.Stepper(clearance_pendulum.build(), h=h, scheme="euler")
     while stepper.t < 0.2727:
         stepper.step()
     q0, v0, t0 = stepper.q.copy(), stepper.v.copy(), stepper.t
@@ -417,7 +422,7 @@ def test_out_of_plane_clearance_pendulum(h):
     the bar moves along Z within the axial play. Every step converges first time without a
     fallback, every gap stays >= -1e-9 m, the loss by the first turning point is within a
     factor 2 of the converged one, and the energy never rises above its start by more than
-    the same pendulum's on an ideal revolute (the integrator's O(h) oscillation)."""
+    the same pendulum's on an ideal revolute (the integrator's own oscillation)."""
     from problems import clearance_pendulum
     res = nd.simulate(clearance_pendulum.build(), t_end=2.0, h=h, progress=False)
     assert res.success and res.stats.retries.sum() == 0 and not res.stats.contact_fallback.any()
@@ -460,18 +465,19 @@ def test_seed_linearised_gaps_stop_at_the_jam_unless_projected():
 @pytest.mark.parametrize("control, method", [("nlp", "bisection"), ("nlp", "ipopt"),
                                              ("adaptive", None)])
 def test_step_shrinks_to_end_at_contact_onset(control, method):
-    """A body centred in a spherical socket of 1 mm clearance falls from rest. Semi-implicit
-    Euler falls g h^2 n (n + 1) / 2 in n steps of h; after 13 steps of h_max = 1e-3 the
-    remaining gap d closes in the step h' with d = h' g (13 h_max + h') (closed form). Both
-    variable-step schemes shrink that step to h' (to the prediction's bisection resolution,
-    (h_max - h_min) / 64) and end it at the onset: gap ~ 0, open before."""
+    """A body centred in a spherical socket of 1 mm clearance falls from rest, scheme
+    "euler". Semi-implicit Euler falls g h^2 n (n + 1) / 2 in n steps of h; after 13 steps
+    of h_max = 1e-3 the remaining gap d closes in the step h' with d = h' g (13 h_max + h')
+    (closed form). Both variable-step schemes shrink that step to h' (to the prediction's
+    bisection resolution, (h_max - h_min) / 64) and end it at the onset: gap ~ 0, open
+    before. (The midpoint step, falling g t^2 / 2: tests/test_midpoint_contact.py.)"""
     s = nd.System(gravity=(0, 0, -9.81))
     cup = s.add_body("cup", mass=0.5, inertia=(1e-3, 1e-3, 1e-3), position=(0, 0, 0.1))
     s.add_joint(nd.SphericalClearance(s.ground, cup, point=(0, 0, 0.1), clearance=1e-3,
                                       name="socket"))
     h_min, h_max, g = 1e-4, 1e-3, 9.81
-    res = nd.simulate(s, t_end=0.02, h=(h_min, h_max), step_control=control, progress=False,
-                      **({"nlp_method": method} if method else {}))
+    res = nd.simulate(s, t_end=0.02, h=(h_min, h_max), step_control=control, scheme="euler",
+                      progress=False, **({"nlp_method": method} if method else {}))
     assert res.success
     d = 1e-3 - g * h_max**2 * 13 * 14 / 2
     b = g * 13 * h_max

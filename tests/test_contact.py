@@ -24,8 +24,12 @@ def test_contact_settings_are_validated_together():
 
 
 def test_zero_gap_iterations_is_the_seeds_linearised_scheme():
-    a = nd.simulate(drop(), t_end=0.1, h=1e-3, progress=False, gap_iterations=0)
+    """Scheme "euler" without gap iterations takes the seed's rows: contact "linearised"
+    (which resolves the scheme to "euler")."""
+    a = nd.simulate(drop(), t_end=0.1, h=1e-3, progress=False, gap_iterations=0,
+                    scheme="euler")
     b = nd.simulate(drop(), t_end=0.1, h=1e-3, progress=False, contact="linearised")
+    assert a.info["scheme"] == b.info["scheme"] == "euler"
     assert set(a.stats.contact_scheme) == {"linearised"} and a.info["contact"] == "linearised"
     assert np.array_equal(a.q, b.q)
     assert a.gaps.min() < -1e-7          # the linearised rows penetrate by ~h^2 |v|^2 / c
@@ -56,15 +60,16 @@ def test_fallback_steps_are_counted_and_still_meet_the_gaps():
 
 @pytest.mark.parametrize("contact", ["cone", "cone_end"])
 def test_ipopt_takes_the_same_cone_steps_as_the_qp(contact):
-    """solver="ipopt" solves the same sequence of convex programs (the curvature term is in
-    its objective too): from the same states (the QP run's, through the impact and in
-    sustained contact) a step of each agrees to the solvers' tolerance."""
-    qp = nd.simulate(drop(), t_end=0.3, h=1e-3, progress=False, contact=contact)
+    """Scheme "euler" (the midpoint step takes solver "direct" or "qp" only): solver="ipopt"
+    solves the same sequence of convex programs (the curvature term is in its objective
+    too): from the same states (the QP run's, through the impact and in sustained contact) a
+    step of each agrees to the solvers' tolerance."""
+    qp = nd.simulate(drop(), t_end=0.3, h=1e-3, progress=False, contact=contact, scheme="euler")
     tol = 10 * nd.StepperSettings().nlp_tol
     for k in (10, 14, 15, 16, 100, 250):
         ends = []
         for solver in ("qp", "ipopt"):
-            stepper = nd.Stepper(drop(), h=1e-3, solver=solver, contact=contact)
+            stepper = nd.Stepper(drop(), h=1e-3, solver=solver, contact=contact, scheme="euler")
             stepper.set_state(qp.t[k], qp.q[k], qp.v[k])
             info = stepper.step()
             assert info.solver == {"qp": "qpoases"}.get(solver, solver)

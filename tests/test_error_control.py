@@ -128,11 +128,15 @@ def test_rtol_lands_on_output_times_and_rests():
 
 
 def test_rtol_refusals_all_at_once():
-    """rtol needs scheme "midpoint" and bounds; a bad rtol or atol is named."""
+    """rtol needs scheme "midpoint" (the default) and bounds; a bad rtol or atol is named."""
     with pytest.raises(nd.ModelError) as err:
-        nd.Stepper(chain.build(2), h=1e-3, rtol=1e-4)
+        nd.Stepper(chain.build(2), h=1e-3, rtol=1e-4, scheme="euler")
     text = str(err.value)
     assert "needs scheme 'midpoint', got 'euler'" in text and "needs bounds h = (h_min, h_max)" in text
+    with pytest.raises(nd.ModelError) as err:
+        nd.Stepper(chain.build(2), h=1e-3, rtol=1e-4)
+    assert "needs bounds h = (h_min, h_max)" in str(err.value)
+    assert "scheme" not in str(err.value)
     with pytest.raises(nd.ModelError, match="rtol chooses h itself"):
         nd.Stepper(chain.build(2), h=BOUNDS, scheme="midpoint", rtol=1e-4, step_control="adaptive")
     with pytest.raises(nd.ModelError, match="step_control 'error' needs rtol"):

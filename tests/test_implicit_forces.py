@@ -46,19 +46,63 @@ def _energy_consistent(k, c, m, x0, v0, h, n):
     return np.array(x), np.array(v)
 
 
-@pytest.mark.parametrize("evaluation,recurrence", [("backward_euler", _backward_euler),
-                                                   ("implicit", _energy_consistent)])
-@pytest.mark.parametrize("k,c", [(1e4, 0.0), (1e6, 5.0), (1e8, 0.0)])
-def test_in_step_spring_matches_the_discrete_closed_form(k, c, evaluation, recurrence):
-    """Both in-step evaluations reproduce their recurrence (solver-limited tier), also far
-    beyond explicit stability (h sqrt(k/m) = 7)."""
+def _midpoint_backward_euler(k, c, m, x0, v0, h, n):
+    """The midpoint step with the force at the end of the step, for x'' = -(k x + c x')/m:
+    v1 = v0 + h F(x1, v1)/m, x1 = x0 + h (v0 + v1)/2, solved in closed form."""
+    x, v = [x0], [v0]
+    for _ in range(n):
+        v1 = (v[-1] - h * k * (x[-1] + 0.5 * h * v[-1]) / m) / (1 + h * c / m + h * h * k / (2 * m))
+        x.append(x[-1] + 0.5 * h * (v[-1] + v1))
+        v.append(v1)
+    return np.array(x), np.array(v)
+
+
+def _midpoint_energy_consistent(k, c, m, x0, v0, h, n):
+    """The midpoint step with the energy-consistent spring: the whole discrete gradient
+    -k (x0 + x1)/2 and the damper at the mean velocity in the step, no carry,
+    x1 = x0 + h (v0 + v1)/2 (the implicit midpoint rule), solved in closed form."""
+    x, v = [x0], [v0]
+    for _ in range(n):
+        v1 = ((v[-1] - h / m * (k * (x[-1] + 0.25 * h * v[-1]) + 0.5 * c * v[-1]))
+              / (1 + h * h * k / (4 * m) + h * c / (2 * m)))
+        x.append(x[-1] + 0.5 * h * (v[-1] + v1))
+        v.append(v1)
+    return np.array(x), np.array(v)
+
+
+def _matches_recurrence(k, c, evaluation, recurrence, scheme):
     h, n, m = 1e-3, 200, 2.0
-    res = nd.simulate(_oscillator(k, c, evaluation), t_end=n * h, h=h, progress=False)
+    res = nd.simulate(_oscillator(k, c, evaluation), t_end=n * h, h=h, progress=False,
+                      scheme=scheme)
     x, v = recurrence(k, c, m, 0.01, 0.3, h, n)
     assert res.success
     assert np.abs(res.position("m")[:, 0] - 1 - x).max() < 1e-9 * (1 + np.abs(x).max())
     assert np.abs(res.velocity("m")[:, 0] - v).max() < 1e-9 * (1 + np.abs(v).max())
     assert res.stats.eom_residual.max() < 1e-6 * k * 0.02
+
+
+@pytest.mark.parametrize("evaluation,recurrence", [("backward_euler", _backward_euler),
+                                                   ("implicit", _energy_consistent)])
+@pytest.mark.parametrize("k,c", [(1e4, 0.0), (1e6, 5.0), (1e8, 0.0)])
+def test_euler_in_step_spring_matches_its_discrete_closed_form(k, c, evaluation, recurrence):
+    """Scheme "euler": both in-step evaluations reproduce their recurrence (solver-limited
+    tier), also far beyond explicit stability (h sqrt(k/m) = 7)."""
+    _matches_recurrence(k, c, evaluation, recurrence, "euler")
+
+
+@pytest.mark.parametrize("evaluation,recurrence,k,c", [
+    ("backward_euler", _midpoint_backward_euler, 1e4, 0.0),
+    ("backward_euler", _midpoint_backward_euler, 1e6, 5.0),
+    pytest.param("backward_euler", _midpoint_backward_euler, 1e8, 0.0, marks=pytest.mark.xfail(
+        run=False, reason="once the motion has decayed the Newton iterations stall at the "
+                          "round-off of k x (retried steps, ~20 s)")),
+    ("implicit", _midpoint_energy_consistent, 1e4, 0.0),
+    ("implicit", _midpoint_energy_consistent, 1e6, 5.0),
+    ("implicit", _midpoint_energy_consistent, 1e8, 0.0)])
+def test_midpoint_in_step_spring_matches_its_discrete_closed_form(evaluation, recurrence, k, c):
+    """Scheme "midpoint": both in-step evaluations reproduce their recurrence (solver-limited
+    tier), also far beyond explicit stability (h sqrt(k/m) = 7)."""
+    _matches_recurrence(k, c, evaluation, recurrence, "midpoint")
 
 
 def _nodal_energy(k, m, x0, v0, h):
@@ -69,27 +113,43 @@ def _nodal_energy(k, m, x0, v0, h):
 
 
 @pytest.mark.parametrize("k", [1e4, 1e6, 1e8])
-def test_undamped_implicit_spring_keeps_its_energy(k):
-    """Without damping the energy-consistent step keeps the oscillator's nodal energy at every
-    h sqrt(k/m) (0.07 to 7) to the Newton iterations' tolerance (solver tier: 10
-    implicit_tol), where backward Euler loses it; started at the spring's length, that is
-    the given energy."""
+def test_euler_undamped_implicit_spring_keeps_its_nodal_energy(k):
+    """Scheme "euler": without damping the energy-consistent step keeps the oscillator's
+    nodal energy at every h sqrt(k/m) (0.07 to 7) to the Newton iterations' tolerance
+    (solver tier: 10 implicit_tol), where backward Euler loses it; started at the spring's
+    length, that is the given energy."""
     h, m = 1e-3, 2.0
     tol = 10 * nd.StepperSettings().implicit_tol
     E0 = _nodal_energy(k, m, 0.01, 0.3, h)
-    kept = nd.simulate(_oscillator(k, 0.0, "implicit"), t_end=0.5, h=h, progress=False)
-    lost = nd.simulate(_oscillator(k, 0.0, "backward_euler"), t_end=0.5, h=h, progress=False)
+    euler = {"progress": False, "scheme": "euler"}
+    kept = nd.simulate(_oscillator(k, 0.0, "implicit"), t_end=0.5, h=h, **euler)
+    lost = nd.simulate(_oscillator(k, 0.0, "backward_euler"), t_end=0.5, h=h, **euler)
     assert np.abs(kept.energy - E0).max() < tol * E0
     assert np.abs(kept.energy_ledger()["residual"]).max() < tol * E0
     assert lost.energy[-1] < 0.9 * E0
-    free = nd.simulate(_oscillator(k, 0.0, "implicit", x0=0.0), t_end=0.5, h=h, progress=False)
+    free = nd.simulate(_oscillator(k, 0.0, "implicit", x0=0.0), t_end=0.5, h=h, **euler)
     assert np.abs(free.energy - 0.5 * m * 0.3**2).max() < tol * 0.5 * m * 0.3**2
 
 
+@pytest.mark.parametrize("k", [1e4, 1e6, 1e8])
+def test_midpoint_undamped_implicit_spring_keeps_the_given_energy(k):
+    """Scheme "midpoint" carries nothing between steps: without damping the energy-consistent
+    step keeps the given energy m v0^2 / 2 + k x0^2 / 2 at every h sqrt(k/m) (0.07 to 7) to
+    the Newton iterations' tolerance (solver tier: 10 implicit_tol), also in the ledger."""
+    h, m = 1e-3, 2.0
+    tol = 10 * nd.StepperSettings().implicit_tol
+    for x0 in (0.01, 0.0):
+        E0 = 0.5 * m * 0.3**2 + 0.5 * k * x0**2
+        res = nd.simulate(_oscillator(k, 0.0, "implicit", x0=x0), t_end=0.5, h=h,
+                          progress=False, scheme="midpoint")
+        assert np.abs(res.energy - E0).max() < tol * E0
+        assert np.abs(res.energy_ledger()["residual"]).max() < tol * E0
+
+
 def test_explicit_stiff_spring_blows_up_where_implicit_is_stable():
-    """h sqrt(k/m) = 7 > 2: the explicit (symplectic Euler) step is unstable; both in-step
-    evaluations stay within the amplitude of the energy they keep (backward Euler: the
-    given one, which it only loses)."""
+    """h sqrt(k/m) = 7 > 2: the explicit step (symplectic Euler, or Stormer-Verlet in the
+    midpoint scheme) is unstable; both in-step evaluations stay within the amplitude of the
+    energy they keep (backward Euler: the given one, which it only loses)."""
     k, h, m = 1e8, 1e-3, 2.0
     explicit = nd.simulate(_oscillator(k, 0.0, "explicit"), t_end=0.05, h=h, progress=False,
                            max_retries=0, fallback=False)
@@ -102,10 +162,10 @@ def test_explicit_stiff_spring_blows_up_where_implicit_is_stable():
 
 
 def test_ipopt_solves_the_same_implicit_step_as_the_qp_iterations():
-    """The explicit-form NLP with the implicit forces as equality rows and the QP's Newton
-    iterations define the same step."""
+    """Scheme "euler" (the only one IPOPT takes): the explicit-form NLP with the implicit
+    forces as equality rows and the QP's Newton iterations define the same step."""
     s_qp, s_ip = _oscillator(1e6, 3.0, "implicit"), _oscillator(1e6, 3.0, "implicit")
-    a = nd.simulate(s_qp, t_end=0.02, h=1e-3, progress=False)
+    a = nd.simulate(s_qp, t_end=0.02, h=1e-3, progress=False, scheme="euler")
     b = nd.simulate(s_ip, t_end=0.02, h=1e-3, progress=False, solver="ipopt")
     assert a.success and b.success
     assert np.allclose(a.v, b.v, atol=1e-7)
@@ -155,18 +215,21 @@ def test_element_memory_is_updated_after_every_step():
     assert np.allclose(res.velocity("m")[:, 0], h * steps * (steps - 1) / 6.0, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("scheme", ["euler", "midpoint"])
 @pytest.mark.parametrize("evaluation", ["explicit", "implicit", "backward_euler"])
-def test_energy_balance_closes_per_element(evaluation):
+def test_energy_balance_closes_per_element(evaluation, scheme):
     """Without constraints, E(t) - E(0) + sum of the elements' dissipated energy = 0 exactly
-    (the discrete work uses the mean velocity of the step) for explicit and backward Euler;
-    for the energy-consistent step the spring's split impulse and the damper's whole one
-    leave a second-order residual, sum over steps of h/4 D . M^-1 (G_V,last - G_V)
-    (< (h w)^2 E0); the damper's share matches int c xdot^2 dt to the time-discretisation
-    tier."""
+    (the discrete work uses the mean velocity of the step) for explicit and backward Euler,
+    and with scheme "midpoint" (no carry) for the energy-consistent step too; with "euler"
+    its spring's split impulse and the damper's whole one leave a second-order residual,
+    sum over steps of h/4 D . M^-1 (G_V,last - G_V) (< (h w)^2 E0); the damper's share
+    matches int c xdot^2 dt to the time-discretisation tier."""
     k, c, h = 1e4, 40.0, 1e-4
-    res = nd.simulate(_oscillator(k, c, evaluation), t_end=0.3, h=h, progress=False)
+    res = nd.simulate(_oscillator(k, c, evaluation), t_end=0.3, h=h, progress=False,
+                      scheme=scheme)
     E = res.energy
-    tier = 1e-12 * len(E) if evaluation != "implicit" else h * h * k / 2.0
+    split = evaluation == "implicit" and scheme == "euler"
+    tier = h * h * k / 2.0 if split else 1e-12 * len(E)
     assert np.abs(E - E[0] + res.dissipated()).max() < tier * E[0]
     xdot = res.velocity("m")[:, 0]
     viscous = np.r_[0, np.cumsum(c * h * 0.5 * (xdot[1:] ** 2 + xdot[:-1] ** 2))]
@@ -186,17 +249,18 @@ def _stop_pendulum(hinges=1):
     return s
 
 
-def test_direct_solver_takes_implicit_elements():
+@pytest.mark.parametrize("scheme", ["euler", "midpoint"])
+def test_direct_solver_takes_implicit_elements(scheme):
     """Without gaps the default solver is the KKT system's sparse LDL^T ("direct"), also for
-    implicit elements: the same steps as the QP plugin, and as a single hinge with redundant
-    ones."""
+    implicit elements, with either scheme: the same steps as the QP plugin, and as a single
+    hinge with redundant ones."""
     h, t_end = 1e-3, 0.6            # through the stop's first impact (t ~ 0.4 s)
     runs = {}
     for name, system, options in (("direct", _stop_pendulum(), {}),
                                   ("qpoases", _stop_pendulum(), dict(solver="qp",
                                                                      qp_solver="qpoases")),
                                   ("redundant", _stop_pendulum(2), {})):
-        runs[name] = nd.simulate(system, t_end, h=h, progress=False, **options)
+        runs[name] = nd.simulate(system, t_end, h=h, progress=False, scheme=scheme, **options)
         assert runs[name].success, runs[name].message
     assert set(runs["direct"].stats.solver) == {"direct"}
     assert set(runs["redundant"].stats.solver) == {"direct"}
@@ -239,16 +303,18 @@ def test_unknown_evaluation_is_reported():
         s.compile()
 
 
+@pytest.mark.parametrize("scheme", ["euler", "midpoint"])
 @pytest.mark.parametrize("evaluation", ["backward_euler", "implicit"])
-def test_implicit_newton_hessian_is_the_per_element_psd_part(evaluation):
+def test_implicit_newton_hessian_is_the_per_element_psd_part(evaluation, scheme):
     """The QP's Hessian term of the implicit elements is each element's block of the symmetric
     force Jacobian clipped to its non-negative eigenvalues. With elements on disjoint bodies
     that is the clipped finite-difference Jacobian of the whole b(y) = L^-1 Q_imp(y); a
     compressed spring (indefinite geometric stiffness) makes the clipping matter. Backward
-    Euler: exactly. Energy-consistent: from the force a quarter into the step, whose
-    derivative is the discrete gradient's to first order in q1 - q0 (the Newton iterations
-    converge to the same step either way): within 5 % at h = 1e-3 (this y moves the bodies
-    far in a step), and the difference halves with h."""
+    Euler: exactly. Energy-consistent: from a force whose derivative is the discrete
+    gradient's to first order in q1 - q0 (scheme "euler": a quarter into the step;
+    "midpoint": halfway along the chord at the mean velocity; the Newton iterations converge
+    to the same step either way): within 5 % at h = 1e-3 (this y moves the bodies far in a
+    step), and the difference halves with h."""
     s = nd.System(gravity=(0, -9.81, 0))
     a = s.add_body("a", 2.0, (0.01, 0.02, 0.03), position=(1.0, 0, 0), velocity=(0.1, 0.3, 0),
                    angular_velocity=(0.5, 0, 2.0))
@@ -261,11 +327,12 @@ def test_implicit_newton_hessian_is_the_per_element_psd_part(evaluation):
     for el in (spring, bush):
         el.evaluation = evaluation
         s.add_force(el)
-    stepper = nd.Stepper(s, h=1e-3)
+    stepper = nd.Stepper(s, h=1e-3, scheme=scheme)
     for _ in range(5):
         stepper.step()
     program = stepper.program
-    q0, v0, t0, z = stepper.q, stepper.v, stepper.t, stepper.z
+    # the step program's memory (midpoint: with the last step's velocity change)
+    q0, v0, t0, z = stepper.q, stepper.v, stepper.t, stepper._memory()
     y = program.cs.L.T @ stepper.v + 0.01 * np.arange(12)
 
     def mismatch(h):

@@ -408,18 +408,22 @@ def _in_play(res):
 
 @pytest.mark.parametrize("k", [1e4, 1e6])
 def test_elastic_stop_pendulum_keeps_its_energy(k):
-    """The bar falls onto a Hertz stop and rebounds for 1 s at h = 1e-3, default settings
-    (the stop energy-consistent, its impacts resolved in time): the energy changes by less
-    than 1 % of the energy in play (the first-order step's bounded oscillation of gravity's
-    potential, ~m g v h / 2). So it does with every step at h (``contact_resolution=None``:
-    k = 1e6 unresolved, omega h = 1.7). Backward Euler, the evaluation before, loses over
-    20 %."""
-    for options in ({}, {"contact_resolution": None}):
-        res = nd.simulate(_stop_pendulum(Hertz(k)), 1.0, h=1e-3, progress=False, **options)
-        assert res.success and res.t[-1] == pytest.approx(1.0)
-        assert res.energy_ledger()["stored:stop"].max() > 0.1        # the bar hit the stop
-        assert abs(res.energy[-1] - res.energy[0]) <= 0.01 * _in_play(res)
-    damped = nd.simulate(_stop_pendulum(Hertz(k), "backward_euler"), 1.0, h=1e-3, progress=False)
+    """The bar falls onto a Hertz stop and rebounds for 1 s at h = 1e-3 (the stop
+    energy-consistent, its impacts resolved in time): the energy changes by less than 1 % of
+    the energy in play with scheme "euler" (the first-order step's bounded oscillation of
+    gravity's potential, ~m g v h / 2), by less than 1e-5 of it with "midpoint" (gravity
+    does its work exactly on the chord). So it does with every step at h
+    (``contact_resolution=None``: k = 1e6 unresolved, omega h = 1.7). With scheme "euler",
+    backward Euler, the evaluation before, loses over 20 %."""
+    for scheme, tier in (("euler", 0.01), ("midpoint", 1e-5)):
+        for options in ({}, {"contact_resolution": None}):
+            res = nd.simulate(_stop_pendulum(Hertz(k)), 1.0, h=1e-3, progress=False,
+                              scheme=scheme, **options)
+            assert res.success and res.t[-1] == pytest.approx(1.0)
+            assert res.energy_ledger()["stored:stop"].max() > 0.1        # the bar hit the stop
+            assert abs(res.energy[-1] - res.energy[0]) <= tier * _in_play(res)
+    damped = nd.simulate(_stop_pendulum(Hertz(k), "backward_euler"), 1.0, h=1e-3,
+                         progress=False, scheme="euler")
     assert damped.energy[0] - damped.energy[-1] > 0.2 * _in_play(damped)
 
 
@@ -485,19 +489,22 @@ def test_elastic_stop_without_gravity_returns_the_energy():
 
 @pytest.mark.parametrize("k", [1e4, 1e6])
 @pytest.mark.parametrize("kind", ["ln", "kv"])
-def test_hysteresis_stop_loses_its_own_work(kind, k):
-    """The same pendulum with a hysteresis law at h = 1e-3, default settings: the energy
-    lost is the law's own work column within 2 %, the ledger's residual for the elements
-    stays under 1 % of the energy in play, and the loss is scipy's (``_stop_pendulum_loss``)
-    within 3 %. With its damping split (half in the step, half in the next) the stop's
-    balance is exact at any h, also unresolved. Every step at h (``contact_resolution=None``,
-    k = 1e6: omega h = 1.7), the damping whole in the step (the Kelvin-Voigt law's default)
-    loses 8-12 % more than its work, and the run says the contact was not resolved."""
+def test_euler_hysteresis_stop_loses_its_own_work(kind, k):
+    """Scheme "euler" (its carried half impulse; for "midpoint", resolved, see
+    test_midpoint_contact.py): the same pendulum with a hysteresis law at h = 1e-3: the
+    energy lost is the law's own work column within 2 %, the ledger's residual for the
+    elements stays under 1 % of the energy in play, and the loss is scipy's
+    (``_stop_pendulum_loss``) within 3 %. With its damping split (half in the step, half in
+    the next) the stop's balance is exact at any h, also unresolved. Every step at h
+    (``contact_resolution=None``, k = 1e6: omega h = 1.7), the damping whole in the step
+    (the Kelvin-Voigt law's default) loses 8-12 % more than its work, and the run says the
+    contact was not resolved."""
     law = LankaraniNikravesh(k, 1.5, 0.75) if kind == "ln" else ModifiedKelvinVoigt(k, 0.25)
     system = _stop_pendulum(law)
     stop = system.forces[-1]
     assert stop.damping_step == ("split" if kind == "ln" else "whole")
-    res = nd.simulate(system, 1.0, h=1e-3, progress=False)
+    euler = {"progress": False, "scheme": "euler"}
+    res = nd.simulate(system, 1.0, h=1e-3, **euler)
     ledger = res.energy_ledger()
     work = ledger["work:stop"].iloc[-1]
     assert work < -0.5
@@ -507,15 +514,33 @@ def test_hysteresis_stop_loses_its_own_work(kind, k):
     assert loss == pytest.approx(_stop_pendulum_loss(law), rel=0.03)
     stop.damping_step = "split"
     for options in ({}, {"contact_resolution": None}):
-        split = nd.simulate(system, 1.0, h=1e-3, progress=False, **options)
+        split = nd.simulate(system, 1.0, h=1e-3, **euler, **options)
         work = split.energy_ledger()["work:stop"].iloc[-1]
         assert split.energy[-1] - split.energy[0] == pytest.approx(work, rel=0.02)
     if k == 1e6:
         stop.damping_step = "whole"
         with pytest.warns(RuntimeWarning, match="'stop' was not resolved in time"):
-            whole = nd.simulate(system, 1.0, h=1e-3, progress=False, contact_resolution=None)
+            whole = nd.simulate(system, 1.0, h=1e-3, contact_resolution=None, **euler)
         work = whole.energy_ledger()["work:stop"].iloc[-1]
         assert abs(whole.energy[-1] - whole.energy[0] - work) > 0.05 * abs(work)
+
+
+@pytest.mark.parametrize("damping_step", ["split", "whole"])
+@pytest.mark.parametrize("kind", ["ln", "kv"])
+def test_midpoint_unresolved_hysteresis_stop_loses_its_own_work(kind, damping_step):
+    """Scheme "midpoint" applies a stop's damping at the step's mean velocity, whole in the
+    step: every step at h (``contact_resolution=None``, k = 1e6: omega h = 1.7), the energy
+    lost is the law's own work column within 1e-4 whichever ``damping_step``, and the run
+    says the contact was not resolved."""
+    law = LankaraniNikravesh(1e6, 1.5, 0.75) if kind == "ln" else ModifiedKelvinVoigt(1e6, 0.25)
+    system = _stop_pendulum(law)
+    system.forces[-1].damping_step = damping_step
+    with pytest.warns(RuntimeWarning, match="'stop' was not resolved in time"):
+        res = nd.simulate(system, 1.0, h=1e-3, progress=False, scheme="midpoint",
+                          contact_resolution=None)
+    work = res.energy_ledger()["work:stop"].iloc[-1]
+    assert work < -0.5
+    assert res.energy[-1] - res.energy[0] == pytest.approx(work, rel=1e-4)
 
 
 def test_damping_step_is_checked():

@@ -71,20 +71,21 @@ def test_steady_friction_follows_the_stribeck_curve(speed):
     assert -res.friction_force("friction")[-1] == pytest.approx(G * stribeck, rel=1e-6)
 
 
-def test_normal_force_is_the_steps_own():
+@pytest.mark.parametrize("scheme, at", [("euler", 0.0), ("midpoint", 0.5)])
+def test_normal_force_is_the_steps_own(scheme, at):
     """A downward load A sin(w t) on top of gravity: with the normal force taken from each
     step's own reaction the velocity follows v(t) = [(F - mu_k m g) t - mu_k A (1 - cos w t)/w]
     / m to O(h) (a normal force lagged by a step would also be O(h): the check is that each
-    step's f_n is the reaction of that step, which equals m g + A sin(w t1))."""
+    step's f_n is the reaction of that step, which balances m g + A sin(w t) where the step
+    applies the load: at its start (scheme "euler") or its midpoint ("midpoint"))."""
     A, w, push = 3.0, 20.0, 5.0
     h = 5e-4
     res = nd.simulate(_block(push, normal_push=lambda t: A * ca.sin(w * t)), 0.3, h=h,
-                      progress=False)
+                      progress=False, scheme=scheme)
     assert res.success
     t1 = res.t[1:]
-    # the explicit load acts at the step's start: the reaction balances it there
     f_n = res.friction_normal_force("friction")
-    np.testing.assert_allclose(f_n, G + A * np.sin(w * res.t[:-1]), rtol=1e-9)
+    np.testing.assert_allclose(f_n, G + A * np.sin(w * (res.t[:-1] + at * h)), rtol=1e-9)
     t, v = res.t, res.velocity("block")[:, 0]
     late = t > 0.1   # past the breakaway transient
     closed = push * t - MU_K * (G * t + A * (1 - np.cos(w * t)) / w)

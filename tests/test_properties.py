@@ -280,17 +280,23 @@ def two_balls():
     return s
 
 
-def test_a_retry_does_not_inherit_the_failed_attempts():
+@pytest.mark.parametrize("options", [{"scheme": "euler"},
+                                     {"scheme": "midpoint", "gap_iterations": 6,
+                                      "contact_fallback": None}])
+def test_a_retry_does_not_inherit_the_failed_attempts(options):
     """Property: a step retried at h' is the step a fresh stepper takes at h' (each attempt
     starts from the same state). A stepper at h = 1e-3 whose first attempt fails (contact
     iterations not converged) must take, on its retry at h', the first step of a fresh run at
-    h'. Its retries used to fail down to 1.25e-4 and beyond, with a penetration of ~9x the
-    clearance, where a fresh run at 1.25e-4 stepped: qpOASES remembered the failed attempts
-    (hot start). The stepper now starts each attempt with fresh QP solvers."""
-    stepper = nd.Stepper(two_balls(), 1e-3, max_retries=3, fallback=False)
+    h'. Scheme "euler"'s retries used to fail down to 1.25e-4 and beyond, with a penetration
+    of ~9x the clearance, where a fresh run at 1.25e-4 stepped: qpOASES remembered the failed
+    attempts (hot start). The stepper now starts each attempt with fresh QP solvers. The
+    midpoint step meets these gaps at h = 1e-3; with 6 contact iterations and no fallback
+    its attempts fail down to h' = 1.25e-4."""
+    stepper = nd.Stepper(two_balls(), 1e-3, max_retries=3, fallback=False, **options)
     info = stepper.step()
     assert info.retries >= 1 and info.h < 1e-3          # the first attempt did fail
     fresh = nd.simulate(two_balls(), 0.01, info.h, progress=False, max_retries=0,
-                        fallback=False)
+                        fallback=False, **options)
     assert fresh.success
     assert np.abs(stepper.q - fresh.q[1]).max() <= 1e-9
+    assert np.abs(stepper.v - fresh.v[1]).max() <= 1e-9

@@ -269,7 +269,7 @@ def test_metadata_is_strict_json_with_a_format_version(pendulum_result, tmp_path
         raise ValueError(f"not strict JSON: {constant}")
     with np.load(path, allow_pickle=False) as data:
         meta = json.loads(str(data["__meta__"]), parse_constant=reject)
-    assert meta["format"] == "nlpdyn-result" and meta["version"] == 1
+    assert meta["format"] == "nlpdyn-result" and meta["version"] == 2
     # the documented encoding of non-finite floats
     assert meta["info"]["non_finite"]["list"] == [1.5, {"__float__": "nan"}, -0.0]
     assert meta["info"]["run"]["min_gap"] == {"__float__": "inf"}     # no gaps: min over none
@@ -389,8 +389,8 @@ BAD_FILES = {
                                  False),
     "unknown array": (_rewritten(lambda a, m: a.update(extra=np.zeros(3))),
                       r"extra: not part of the format", False),
-    "newer version": (_rewritten(lambda a, m: m.update(version=2)),
-                      r"""__meta__\["version"\]: 2, written by a newer nlpdyn""", False),
+    "newer version": (_rewritten(lambda a, m: m.update(version=3)),
+                      r"""__meta__\["version"\]: 3, written by a newer nlpdyn""", False),
     "NaN in version 1": (_rewritten(_non_strict_json), r"__meta__: not strict JSON", False),
     "NaN in t": (_rewritten(lambda a, m: a["t"].__setitem__(4, math.nan)),
                  r"t: not finite \(1 of 11, first at \[4\]: nan\)", False),
@@ -585,3 +585,18 @@ def test_metadata_json_cannot_hold_is_named_by_its_keys(pendulum_result, tmp_pat
     assert "info['mine']: keys must be str, got [3]" in text
     assert "info['ok'][1]: a set" in text
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("scheme", ["euler", "midpoint"])
+def test_joint_forces_survive_saving_and_keeping_every_kth_step(scheme, tmp_path):
+    """The reactions act where each step evaluated them (its start with "euler", its
+    midpoint with "midpoint"): a saved and loaded result, and one keeping every 5th step,
+    give the joint forces of the run itself."""
+    run = nd.simulate(slider_crank.build(), 0.02, 1e-3, progress=False, scheme=scheme)
+    back = nd.Result.load(run.save(tmp_path / "run"))
+    thinned = nd.simulate(slider_crank.build(), 0.02, 1e-3, progress=False, scheme=scheme,
+                          output_every=5)
+    for joint in run.info["joints"]:
+        wrench = run.joint_forces(joint)["wrench"]
+        assert np.array_equal(back.joint_forces(joint)["wrench"], wrench)
+        assert np.array_equal(thinned.joint_forces(joint)["wrench"], wrench[4::5])

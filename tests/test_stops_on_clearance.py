@@ -149,12 +149,13 @@ def _angles(system, stop, res):
 def test_stop_on_a_revolute_clearance_acts_as_on_the_ideal_revolute():
     """With 1e-6 m of play the bar on the clearance joint turns as on the ideal revolute:
     the angles differ by less than the tilt the play allows (2 c / bore length = 1e-4 rad;
-    measured 9e-6). Both against references without nlpdyn: the 1-dof ODE
-    J theta'' = m g l cos(theta) - k (theta - 1)^1.5 by scipy (the first-order step's error,
-    measured 2.5e-3 rad at h = 1e-3 and halving with h, below 3 h rad/s); the deepest angle
-    1 + delta from the energy balance m g l sin(1 + delta) = k delta^2.5 / 2.5 (1 % of delta;
-    measured 0.05 %); the elastic rebound brings the bar back to horizontal (1e-4 rad) with
-    the energy kept within 1 % of the energy in play (the stop is energy-consistent)."""
+    measured 9e-6 with scheme "euler"). Both against references without nlpdyn: the 1-dof
+    ODE J theta'' = m g l cos(theta) - k (theta - 1)^1.5 by scipy (the step's error below
+    3 h rad/s: measured 1.4e-4 rad at h = 1e-3 on the ideal revolute, 2.5e-3 with scheme
+    "euler", first order); the deepest angle 1 + delta from the energy balance
+    m g l sin(1 + delta) = k delta^2.5 / 2.5 (1 % of delta; measured 0.05 % with "euler");
+    the elastic rebound brings the bar back to horizontal (1e-4 rad) with the energy kept
+    within 1 % of the energy in play (the stop is energy-consistent)."""
     runs = {}
     for joint in ("ideal", "clearance"):
         system, stop = _stop_pendulum(joint)

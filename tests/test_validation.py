@@ -1091,11 +1091,13 @@ def falling_cup():
 
 
 @pytest.mark.parametrize("build, h, options, programs", [
-    (pendulum, 1e-3, {}, ["direct"]),
-    (pendulum, 1e-3, dict(solver="qp"), ["conic"]),
+    # the midpoint step (the default) builds its end-velocity projection once beside its solver
+    (pendulum, 1e-3, {}, ["direct", "projection"]),
+    (pendulum, 1e-3, dict(solver="qp"), ["conic", "projection"]),
+    (pendulum, 1e-3, dict(solver="qp", scheme="euler"), ["conic"]),
     (pendulum, 1e-3, dict(solver="ipopt"), ["nlpsol"]),
     (pendulum, 1e-3, dict(form="explicit"), ["nlpsol"]),
-    (pendulum, (1e-4, 1e-3), dict(step_control="adaptive"), ["direct"]),
+    (pendulum, (1e-4, 1e-3), dict(step_control="adaptive"), ["direct", "projection"]),
     (pendulum, (1e-4, 1e-3), dict(step_control="nlp", polish=False, nlp_method="ipopt"),
      ["nlpsol"]),
     # "nlp" by IPOPT re-solves steps that end just short of h_max with the fixed-h solver
@@ -1103,26 +1105,30 @@ def falling_cup():
     (pendulum, (1e-4, 1e-3), dict(step_control="nlp", nlp_method="ipopt"), ["direct", "nlpsol"]),
     # by bisection it only uses the fixed-h solver
     (pendulum, (1e-4, 1e-3), dict(step_control="nlp"), ["direct"]),
-    (falling_cup, 1e-3, {}, ["conic"]),
-    (falling_cup, (1e-4, 1e-3), dict(step_control="adaptive"), ["conic"]),
+    (falling_cup, 1e-3, {}, ["conic", "projection"]),
+    (falling_cup, (1e-4, 1e-3), dict(step_control="adaptive"), ["conic", "projection"]),
+    (falling_cup, (1e-4, 1e-3), dict(step_control="adaptive", scheme="euler"), ["conic"]),
     (falling_cup, (1e-4, 1e-3), dict(step_control="nlp", nlp_method="ipopt"), ["conic", "nlpsol"]),
     (falling_cup, (1e-4, 1e-3), dict(step_control="nlp"), ["conic"]),
-], ids=["fixed-direct", "fixed-qp", "fixed-ipopt", "fixed-explicit", "adaptive", "nlp-unpolished",
-        "nlp-ipopt", "nlp", "gap-fixed", "gap-adaptive", "gap-nlp-ipopt", "gap-nlp"])
+], ids=["fixed-direct", "fixed-qp", "fixed-qp-euler", "fixed-ipopt", "fixed-explicit", "adaptive",
+        "nlp-unpolished", "nlp-ipopt", "nlp", "gap-fixed", "gap-adaptive", "gap-adaptive-euler",
+        "gap-nlp-ipopt", "gap-nlp"])
 def test_program_constructed_once_per_run(build, h, options, programs, monkeypatch):
     """Every solver the run uses is constructed exactly once (counted at CasADi's nlpsol and
-    conic constructors and at the closed-form build), whatever h does: t_end = 0.0295 is not a
-    multiple of h, so the last step is shortened, and the cup's contact makes the adaptive
-    schemes cut h before the impact. ``res.info["program_builds"]`` reports the count."""
+    conic constructors and at the closed-form and end-velocity projection builds), whatever h
+    does: t_end = 0.0295 is not a multiple of h, so the last step is shortened, and the cup's
+    contact makes the adaptive schemes cut h before the impact. ``res.info["program_builds"]``
+    reports the count."""
     from nlpdyn.step_nlp import StepProgram
     made = []
     for name in ("nlpsol", "conic"):
         original = getattr(ca, name)
         monkeypatch.setattr(ca, name, lambda *a, _o=original, _n=name, **k: (made.append(_n),
                                                                              _o(*a, **k))[1])
-    original_direct = StepProgram._build_direct
-    monkeypatch.setattr(StepProgram, "_build_direct",
-                        lambda self: (made.append("direct"), original_direct(self))[1])
+    for method, name in (("_build_direct", "direct"), ("_build_projection", "projection")):
+        original = getattr(StepProgram, method)
+        monkeypatch.setattr(StepProgram, method,
+                            lambda self, _o=original, _n=name: (made.append(_n), _o(self))[1])
     res = nd.simulate(build(), t_end=0.0295, h=h, progress=False, **options)
     assert res.success
     assert len(np.unique(res.h)) >= 2                                     # h did change
@@ -1133,13 +1139,16 @@ def test_program_constructed_once_per_run(build, h, options, programs, monkeypat
 
 
 def test_stepper_lands_on_t_end_and_refuses_to_pass_it():
-    """Stepper.step(t_end) shortens the last step to land on t_end exactly (no rebuild) and
+    """Stepper.step(t_end) shortens the last step to land on t_end exactly (no rebuild: the
+    midpoint step's closed form and end-velocity projection, built by the first step) and
     refuses a step once there."""
     stepper = nd.Stepper(pendulum(), h=1e-3)
+    stepper.step(t_end=0.0295)
+    assert stepper.program.build_count == 2
     while stepper.t < 0.0295 - 1e-15:
         stepper.step(t_end=0.0295)
     assert abs(stepper.t - 0.0295) <= IDENTITY
-    assert stepper.program.build_count == 1
+    assert stepper.program.build_count == 2
     with pytest.raises(ValueError, match="already at t_end"):
         stepper.step(t_end=0.0295)
 
