@@ -16,7 +16,7 @@ range gravity's potential spans, whichever is larger):
 - ``smooth step``: the largest |residual:gyroscopic + ideal joints' work| (the first-order
   smooth step's own error, not a force element's).
 
-    python benchmarks/energy_residuals.py [--only NAME ...] [--t-end-scale 1.0] [--scheme midpoint]
+    python benchmarks/energy_residuals.py [--only NAME ...] [--t-end-scale 1.0] [--scheme euler|midpoint]
 
 With ``--scheme midpoint`` the runs take Moreau's midpoint step (variants it refused would be
 listed as such; it takes every case study).
@@ -68,8 +68,9 @@ def main():
     parser.add_argument("--only", nargs="*", help="problem names (default: all)")
     parser.add_argument("--t-end-scale", type=float, default=1.0,
                         help="run this share of each default t_end")
-    parser.add_argument("--scheme", default="euler", choices=("euler", "midpoint"),
-                        help="the time discretisation (default: euler)")
+    parser.add_argument("--scheme", default=None, choices=("euler", "midpoint"),
+                        help="the time discretisation (default: the library's, midpoint, or "
+                             "euler where a case's settings are the seed's)")
     args = parser.parse_args()
     print(f"{'problem':<20} {'variant':<14} {'h':>15} {'t_end':>5} {'in play J':>10} "
           f"{'res:pot':>8} {'elements':>8} {'contact':>8} {'smooth':>8} {'warn':>4} {'cpu s':>6}")
