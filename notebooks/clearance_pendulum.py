@@ -14,6 +14,13 @@
 # %% [markdown]
 # # Revolute clearance pendulum: ideal vs clearance, where the energy goes, step bounds
 #
+# **Time scheme.** The runs below take the library's default, Moreau's midpoint step (second
+# order, no numerical dissipation in stiff elements or sustained contact; the default since
+# 2026-11-26). The figures quoted in this notebook's text were measured with the seed's
+# semi-implicit Euler (`scheme="euler"`, the default before): where the text speaks of
+# first-order drift or of numerical damping, it describes that scheme. Re-measuring them with
+# the default is issue 27's work.
+#
 # CASES.md #3/#4 with the *ours* data: pin R = 10 mm, c = c_a = 0.1 mm, bore 20 mm, 1 kg bar
 # with its centre of mass 0.5 m along it and 0.05 m out of plane, released from horizontal,
 # gravity -Y (seed 002 Figs. 8, 30-37).

@@ -14,6 +14,13 @@
 # %% [markdown]
 # # LuGre joint friction (seed 003, section 2.2.5)
 #
+# **Time scheme.** The runs below take the library's default, Moreau's midpoint step (second
+# order, no numerical dissipation in stiff elements or sustained contact; the default since
+# 2026-11-26). The figures quoted in this notebook's text were measured with the seed's
+# semi-implicit Euler (`scheme="euler"`, the default before): where the text speaks of
+# first-order drift or of numerical damping, it describes that scheme. Re-measuring them with
+# the default is issue 27's work.
+#
 # `nd.LuGreFriction` on a prismatic joint, checked against the model itself:
 #
 # 1. **Stick-slip** (the LuGre paper's own demonstration, `problems/stick_slip.py`): a 1 kg

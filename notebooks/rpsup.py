@@ -14,6 +14,13 @@
 # %% [markdown]
 # # The RPSUP loop on a programmed path (seed 003 section 3.2)
 #
+# **Time scheme.** The runs below take the library's default, Moreau's midpoint step (second
+# order, no numerical dissipation in stiff elements or sustained contact; the default since
+# 2026-11-26). The figures quoted in this notebook's text were measured with the seed's
+# semi-implicit Euler (`scheme="euler"`, the default before): where the text speaks of
+# first-order drift or of numerical damping, it describes that scheme. Re-measuring them with
+# the default is issue 27's work.
+#
 # A closed loop: revolute R (an arm turning in a vertical plane y(P) z(P) turned 45 deg about
 # Z, eq. 35, with the seed's origin r_org = (0.0384, 0.2335, 0) m), prismatic P (a rod sliding
 # along the arm; E is its tip), spherical S, the coupler, universal U and prismatic P (a
