@@ -1304,7 +1304,9 @@ class Stepper:
         the last step's velocity change; then, while the gyroscopic term at the step's mean
         velocity would change the end velocity by more than ``GYROSCOPIC_TOL`` of the
         velocities, again at that mean velocity (fixed-point iterations, at most
-        ``implicit_iterations``): the bodies' rotation then neither gains nor loses energy.
+        ``implicit_iterations``; where they contract slowly, until ``GYROSCOPIC_STALL`` is
+        left to their fixed point; where they diverge, the step fails): the bodies' rotation
+        then neither gains nor loses energy.
         Elements evaluated in the step are Newton-linearised in the same iterations (one
         KKT solve each) until the equations of motion hold with their end-of-step forces
         (``implicit_tol``). With gaps, each solve is the QP with the gaps' rows of
@@ -1346,16 +1348,24 @@ class Stepper:
             dS = _gyroscopic(w_mean, inertia[0]) - _gyroscopic(w_used, inertia[0])
             change = h * np.abs(np.matmul(inertia[1], dS[:, :, None])).max(initial=0.0)
             # a contact iterate takes one solve: its predictor, the last iterate's mean
-            # acceleration, converges with the contact iterations
-            # until the change is round-off's, or stops contracting: a stiff explicit damper
-            # shares the predictor (contraction h c / 2 per iterate, near 1 at its stability
-            # limit), and the gyroscopic term's remaining work shows in the ledger
-            spinning = (not iterate and change < 0.5 * previous_change
-                        and change > GYROSCOPIC_TOL * (1.0 + np.abs(out[1]).max(initial=0.0)))
-            previous_change = change
+            # acceleration, converges with the contact iterations. A velocity-dependent force
+            # shares the predictor: the iterations contract by h c / 2 (c its rate), slowly
+            # near 1, where the step is taken once the distance left, change r / (1 - r), is
+            # below GYROSCOPIC_STALL; beyond 1 (an explicit force past its stability limit)
+            # they diverge and the step fails, to be retried with a shorter h
+            scale, rate = 1.0 + np.abs(out[1]).max(initial=0.0), change / previous_change
+            settled = change <= GYROSCOPIC_TOL * scale or (
+                0.5 <= rate < 1 and change * rate / (1 - rate) <= GYROSCOPIC_STALL * scale)
+            spinning, previous_change = not iterate and not settled, change
             unmet = implicit and not out[-1][2] <= self.settings.implicit_tol
             # joint friction: the memory takes the step's normal forces until they hold
             met = not friction or self._normal_forces_met(out)
+            if spinning and rate >= 1:
+                sol.success = False
+                sol.status = (f"the midpoint step's iterations diverge: the gyroscopic term's "
+                              f"change grows {rate:.3g}x an iterate (h times a velocity-"
+                              "dependent force's rate above 2)")
+                break
             if not (spinning or unmet or not met) or not np.isfinite(out[-1][2]):
                 break
             if implicit:       # the impulse at sol.y holds while the memory does
@@ -1666,6 +1676,9 @@ SUSTAINED = 4.0
 # the midpoint step iterates its gyroscopic term until it would change the end velocity by
 # less than this share of the velocities (round-off's reach after a few thousand steps)
 GYROSCOPIC_TOL = 1e-12
+# ... or, where they contract slowly (a stiff velocity-dependent force), until what is left to
+# their fixed point is below this share
+GYROSCOPIC_STALL = 1e-6
 
 
 _NEXT, _LAST = [1, 2, 0], [2, 0, 1]
