@@ -274,13 +274,12 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
                                                    start_z[:, :cs.n_history].T)
                           ).reshape(len(cs.friction_rows), n) if n else np.zeros((0, 0))
     friction = {r.name: friction[j] for j, r in enumerate(cs.friction_rows)}
-    res = Result(t, q, v, h, kin + pot + carried, kin, pot, stats, mu, lam, gaps,
-                 [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
-                 message, stepper.initial_projection, info, contact_points, contact_vectors,
-                 force_elements, work, element_pot, ledger, memory, friction,
-                 friction_vectors)
-    res.reaction_q = base_q     # where each step's reactions act: its start, or its midpoint
-    return res
+    # base_q: where each step's reactions act (its start, or its midpoint)
+    return Result(t, q, v, h, kin + pot + carried, kin, pot, stats, mu, lam, gaps,
+                  [b.name for b in cs.bodies], rows, gap_rows, wrenches, status == 0, status,
+                  message, stepper.initial_projection, info, contact_points, contact_vectors,
+                  force_elements, work, element_pot, ledger, memory, friction,
+                  friction_vectors, base_q)
 
 
 def joint_descriptions(cs) -> dict:

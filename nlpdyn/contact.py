@@ -144,9 +144,9 @@ class ContactScheme:
         rad: a clearance far below the step's motion, whose direction carries nothing), and,
         in a run of steps that needed the end normals, but every ``SUSTAINED_RETRY``-th.
         Where no normal is held (``turn`` gives None) the two rows are the same: one pass.
-        ``restart(jacobian_at)``, called before each pass, returns the first solve to start
-        it from when that is not (``sol``, ``out``) (a first solve taken with other rows), or
-        None.
+        ``restart(jacobian_at)``, called before each pass with its rows (None: the first
+        solve's own), returns the first solve to start it from when that is not (``sol``,
+        ``out``) (a first solve taken with other rows), or None.
         """
         def start(jacobian_at):
             fresh = restart(jacobian_at) if restart is not None else None
@@ -160,7 +160,7 @@ class ContactScheme:
         # SUSTAINED_RETRY-th step
         turned = turn(out[0]) if turn is not None else 0.0
         if turned is None:      # no normal held: the start-normal rows are the end-normal ones
-            return self._iterate(solve, check, drift, *start("sustained"), "start", self.name)
+            return self._iterate(solve, check, drift, *start(None), "start", self.name)
         result = None
         if self._end_streak % SUSTAINED_RETRY == 0 and turned <= TURN_HELD:
             result = self._iterate(solve, check, drift, *start("sustained"), "sustained",

@@ -133,6 +133,10 @@ class Result:
     ledger : dict  the energy ledger's cumulative columns; see :meth:`energy_ledger`
     friction_vectors : dict  clearance joint with friction -> (n_points - 1, n_gaps, 3): the
         tangential contact forces on the child; see :meth:`contact_friction_vector`
+    reaction_q : ndarray (n_points - 1, 7 n_bodies) or None  per step, the configuration its
+        reactions act at (its start with scheme "euler", its midpoint with "midpoint"), which
+        :meth:`joint_forces` resolves them in; None (a file before format version 2): each
+        step's start, from ``q``
 
     Lookups (``position``, ``reaction_force``, ``gap``, ...) take a body or element itself
     or its name.
@@ -143,7 +147,7 @@ class Result:
                  message, initial_projection=None, info=None, contact_points=None,
                  contact_vectors=None, force_elements=None, element_work=None,
                  element_potential=None, ledger=None, memory=None, friction=None,
-                 friction_vectors=None):
+                 friction_vectors=None, reaction_q=None):
         self.t, self.q, self.v, self.h = t, q, v, h
         self.energy, self.kinetic_energy, self.potential_energy = energy, kinetic_energy, potential_energy
         self.stats, self.mu, self.lam, self.gaps = stats, mu, lam, gaps
@@ -152,7 +156,7 @@ class Result:
         self.gap_rows = dict(gap_rows)
         # per step, where its reactions act (the step's start, or its midpoint); None: the
         # start of each step, taken from ``q``
-        self.reaction_q = None
+        self.reaction_q = reaction_q
         self.wrenches = wrenches  # name -> (n_steps, n_el_bodies, 6): [f global, n about CoM global]
         self.success, self.status, self.message = bool(success), int(status), str(message)
         self.initial_projection = initial_projection or {}
@@ -554,16 +558,14 @@ class Result:
         stats = StepStats(**named("stats__"))
         rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["constraint_rows"].items()}
         gap_rows = {k: tuple(v[:2]) + (list(v[2]),) for k, v in meta["gap_rows"].items()}
-        res = cls(arrays["t"], arrays["q"], arrays["v"], arrays["h"], arrays["energy"],
-                  arrays["kinetic_energy"], arrays["potential_energy"], stats, arrays["mu"],
-                  arrays["lam"], arrays["gaps"], meta["body_names"], rows, gap_rows,
-                  named("wrench__"), meta["success"], meta["status"], meta["message"],
-                  meta["initial_projection"], meta["info"], named("cpoint__"),
-                  named("cforce__"), meta["force_elements"], named("ework__"),
-                  named("epot__"), named("ledger__"), named("memory__"), named("friction__"),
-                  named("cfric__"))
-        res.reaction_q = arrays.get("reaction_q")
-        return res
+        return cls(arrays["t"], arrays["q"], arrays["v"], arrays["h"], arrays["energy"],
+                   arrays["kinetic_energy"], arrays["potential_energy"], stats, arrays["mu"],
+                   arrays["lam"], arrays["gaps"], meta["body_names"], rows, gap_rows,
+                   named("wrench__"), meta["success"], meta["status"], meta["message"],
+                   meta["initial_projection"], meta["info"], named("cpoint__"),
+                   named("cforce__"), meta["force_elements"], named("ework__"),
+                   named("epot__"), named("ledger__"), named("memory__"), named("friction__"),
+                   named("cfric__"), arrays.get("reaction_q"))
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:
@@ -760,7 +762,7 @@ class Result:
         def at(arrays, index):
             return {name: a[index] for name, a in arrays.items()}
         stats = StepStats(**{f.name: getattr(self.stats, f.name)[steps] for f in fields(StepStats)})
-        res = Result(self.t[rows], self.q[rows], self.v[rows], self.h[steps], self.energy[rows],
+        return Result(self.t[rows], self.q[rows], self.v[rows], self.h[steps], self.energy[rows],
                       self.kinetic_energy[rows], self.potential_energy[rows], stats,
                       self.mu[steps], self.lam[steps], self.gaps[rows], self.body_names,
                       self.constraint_rows, self.gap_rows, at(self.wrenches, steps),
@@ -769,10 +771,8 @@ class Result:
                       self.force_elements, at(self.element_work, rows),
                       at(self.element_potential, rows), at(self.ledger, rows),
                       memory=at(self.memory, rows), friction=at(self.friction, steps),
-                      friction_vectors=at(self.friction_vectors, steps))
-        reaction_q = self.reaction_q
-        res.reaction_q = None if reaction_q is None else reaction_q[steps]
-        return res
+                      friction_vectors=at(self.friction_vectors, steps),
+                      reaction_q=None if self.reaction_q is None else self.reaction_q[steps])
 
     def animate(self, path, fps: float = 25.0, magnify_clearance: float = 1.0, **options) -> Path:
         """Write an animation of the bodies' shapes to ``path`` (.gif, or .mp4 with ffmpeg);

@@ -1102,7 +1102,7 @@ class Stepper:
             from the held normals' first solve: a 1 um bore under a joint stop)."""
             self._iterate_accel = first_accel
             if (not self.program.midpoint or self.program.has_friction
-                    or jacobian_at == first_rows):
+                    or jacobian_at in (None, first_rows)):
                 return None
             curvature = self.contact.first_curvature(self._contact_force, h, self.cs.nv)
             fresh = solve(None, curvature, jacobian_at)
@@ -1331,13 +1331,16 @@ class Stepper:
         friction = bool(len(self.cs.normal_force_slots))
         limit = max(self.settings.implicit_iterations,
                     self.settings.friction_iterations if friction else 0)
+        # the QP's program (its KKT system by LDL^T, "direct", unless a conic plugin is asked
+        # for or gaps need one), else the closed-form solve
+        by_qp = implicit or gaps or kind == "qp"
+        plugin = None if gaps or kind == "qp" else "direct"
         previous_change = np.inf
         for _ in range(limit + 1):
             memory = np.concatenate((self.z, accel))   # accel: the iterations' own
-            if implicit or gaps or kind == "qp":
+            if by_qp:
                 sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, memory, warm,
-                                                 curvature, y_imp, jacobian_at, coulomb,
-                                                 None if gaps or kind == "qp" else "direct",
+                                                 curvature, y_imp, jacobian_at, coulomb, plugin,
                                                  b_imp)
             else:
                 sol, out = self.program.solve_direct(self.q, self.v, self.t, h, memory)
@@ -1370,7 +1373,7 @@ class Stepper:
                 break
             if implicit:       # the impulse at sol.y holds while the memory does
                 y_imp, b_imp = sol.y, sol.b_imp if met else None
-            if implicit or gaps or kind == "qp":
+            if by_qp:
                 warm = -np.concatenate((sol.P_eq, sol.P_g))
         else:
             sol.success = False
