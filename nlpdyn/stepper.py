@@ -1356,7 +1356,8 @@ class Stepper:
             # near 1, where the step is taken once the distance left, change r / (1 - r), is
             # below GYROSCOPIC_STALL; beyond 1 (an explicit force past its stability limit)
             # they diverge and the step fails, to be retried with a shorter h
-            scale, rate = 1.0 + np.abs(out[1]).max(initial=0.0), change / previous_change
+            scale = 1.0 + np.abs(out[1]).max(initial=0.0)
+            rate = change / previous_change if previous_change else (np.inf if change else 0.0)
             settled = change <= GYROSCOPIC_TOL * scale or (
                 0.5 <= rate < 1 and change * rate / (1 - rate) <= GYROSCOPIC_STALL * scale)
             spinning, previous_change = not iterate and not settled, change

@@ -272,6 +272,17 @@ def test_direct_solver_takes_implicit_elements(scheme):
     assert np.abs(angle["direct"] - angle["redundant"]).max() < 1e-9
 
 
+def test_stop_pendulum_runs_without_floating_point_warnings():
+    """The midpoint step's gyroscopic iterations compare each iterate's change with the last
+    one; a change of exactly zero (a planar swing has no gyroscopic term) is not a division
+    by zero the user sees."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="(invalid value|divide by zero) encountered")
+        res = nd.simulate(_stop_pendulum(), 1.0, h=1e-3, progress=False)
+    assert res.success and res.info["scheme"] == "midpoint"
+
+
 def test_kkt_solve_matches_the_pseudo_inverse():
     """``kkt_solve`` against numpy: y of min y^T H y / 2 + g^T y s.t. A y + c = 0 and the
     multipliers of least norm, with a repeated (redundant) row."""
