@@ -55,6 +55,8 @@ FRICTION_DIRECTIONS = 8     # sides of the polygon inscribed in each friction di
 # circle's curvature 1/c rivals m / h^2 (the spinning bar of tests/test_clearance.py)
 CURVATURE_HELD = 0.5
 _SLIP = 1e-10               # m/s: a relative tangential speed below this is no direction
+# round-off of the EOM residual's momenta, per unit of the largest (a few roundings each)
+EOM_ROUNDOFF = 16 * np.finfo(float).eps
 _NO_ARRAY = np.zeros(0)
 _CSE = {"cse": True}    # common subexpressions evaluated once (~20 % fewer operations)
 
@@ -243,8 +245,12 @@ class StepProgram:
         moving = [cs.kinetic(v0) + _stored(cs, t0, q0, z_el) + ca.fabs(carried_start),
                   cs.kinetic(v) + _stored(cs, t1, q1, z_el)]
         c_end = Linv @ (0.5 * h * ca.sum2(step.C)) if cs.n_carry else ca.SX.zeros(nv)
+        # the EOM residual's round-off: its momenta's, over h (a short step's floor)
+        eom_floor = EOM_ROUNDOFF * (_max_abs(L @ y) + _max_abs(L @ y_free_in) + _max_abs(L @ b_imp)
+                                    + _max_abs(L @ impulse) + _max_abs(L @ shift)) / h / f_scale
         check = ca.vertcat(_max_abs(rows_eq1) / v_scale, -ca.fmin(_min_or_inf(rows_g1), 0) / v_scale,
-                           _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v))
+                           _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v),
+                           eom_floor)
         core_in = [q0, v0, t0, h, y, P_eq, P_g, rows_eq1, rows_g1, impulse, Aybar_eq, Aybar_g,
                    y_free_in, shift, z, Pi_g_local, friction_work]
         core_names = ["q0", "v0", "t0", "h", "y", "P_eq", "P_g", "rows_eq", "rows_g", "impulse",
@@ -295,7 +301,8 @@ class StepProgram:
         self.finish_tail = FastFunction(ca.Function(
             "step_finish_tail", [ledger_in, carry_in, check_in, moving_in, carried_end],
             [ledger_full, carry_full,
-             ca.vertcat(check_in, created, in_play, ca.fmax(moving_in[0], moving_end))],
+             ca.vertcat(check_in[:5], created, in_play, ca.fmax(moving_in[0], moving_end),
+                        check_in[5:])],
             ["ledger_core", "carry_core", "check_core", "moving", "carried_energy"],
             ["ledger", "carry", "check"], _CSE))
         self._select = None          # sparse selection of independent joint rows (None: all)

@@ -58,8 +58,11 @@ class StepperSettings:
     per step). The estimate is step doubling: two steps of h from one state against one of
     2 h, the difference along the joints over 3 (the two steps' error, second order); a pair
     beyond it is taken again with a smaller h, and h grows at most 4x from a pair to the
-    next. Each step of a pair is one ``Stepper.step``. About 1.5 solves a step. None: no
-    error control.
+    next. Each step of a pair is one ``Stepper.step``. About 1.5 solves a step. Contact
+    elements (joint stops, penalty joints, contact laws: forces continuous in the motion)
+    are stepped through by the estimate itself, their impacts with it (``contact_resolution``
+    is the fixed h's); clearance joints' gaps (velocity jumps) are refused. None: no error
+    control.
 
     Example
     -------
@@ -90,7 +93,7 @@ class StepperSettings:
     step's mean velocity; elements evaluated "implicit" (joint stops and penalty joints
     among them) apply their stored energy's discrete gradient over the step whole, with no
     carry (``docs/FORMULATION.md``). It takes solver "direct" or "qp", a fixed, "adaptive"
-    or error-controlled (``rtol``, not over contacts yet) h and ``projection`` False; the
+    or error-controlled (``rtol``; over contact elements, not yet over gaps) h and ``projection`` False; the
     seed's settings (step_control "nlp", solver "ipopt", form "explicit", contact
     "linearised" or ``gap_iterations`` 0, ``projection``) are refused, the setting named.
     None: "midpoint", or "euler" with any of the seed's settings."""
@@ -183,7 +186,8 @@ class StepperSettings:
     """Newton iterations on the implicit force elements per fixed-h solve (each one QP)."""
     implicit_tol: float = 1e-10
     """The implicit iterations stop once the relative EOM residual with the forces at the
-    end of the step is below this."""
+    end of the step is below this, or below its own round-off where that is larger (the
+    momenta's over h, in steps shorter than about 1e-6 s)."""
     friction_iterations: int = 30
     """Re-solves of a step with joint friction (``LuGreFriction``) until the joints' normal
     forces the step assumed are the ones it produces."""
@@ -235,7 +239,8 @@ class StepperSettings:
     carried at any h, and it is stepped at up to 4 ``contact_resolution`` (its stiff
     vibration not resolved, only kept within reach of the step's Newton iterations). None:
     every step at h; an unresolved impact's outcome (its loss, its duration) then depends
-    on h, and a run with omega h above 1 says so."""
+    on h, and a run with omega h above 1 says so. With ``rtol`` the error estimate chooses
+    h through impacts instead."""
     contact_substeps: int = 64
     """The most steps ``contact_resolution`` makes of one step of the fixed h (of h_max)."""
     max_penetration: float | None = None
@@ -473,7 +478,8 @@ class Stepper:
         # elements' Newton linearisation, which gives their stiffness
         self.resolves_impacts = (self.program.implicit is not None
                                  and bool(self.program.implicit.contacts)
-                                 and self.solver in ("direct", "qp") and control != "nlp")
+                                 and self.solver in ("direct", "qp")
+                                 and control not in ("nlp", "error"))
 
     def _warn_linearisation(self, clearances):
         """Linearised gaps alone (no gap iterations, no projection) penetrate by about
@@ -1276,7 +1282,7 @@ class Stepper:
             if not np.isfinite(out[-1][2]):
                 break
             met = not friction or self._normal_forces_met(out)
-            if met and (not implicit or out[-1][2] <= st.implicit_tol):
+            if met and (not implicit or self._implicit_met(out)):
                 break
             # the impulse at sol.y holds while the memory does (friction's normal forces)
             sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, self.z,
@@ -1335,7 +1341,7 @@ class Stepper:
         # for or gaps need one), else the closed-form solve
         by_qp = implicit or gaps or kind == "qp"
         plugin = None if gaps or kind == "qp" else "direct"
-        previous_change = np.inf
+        previous_change, relax, last_residual = np.inf, None, None
         for _ in range(limit + 1):
             memory = np.concatenate((self.z, accel))   # accel: the iterations' own
             if by_qp:
@@ -1361,17 +1367,31 @@ class Stepper:
             settled = change <= GYROSCOPIC_TOL * scale or (
                 0.5 <= rate < 1 and change * rate / (1 - rate) <= GYROSCOPIC_STALL * scale)
             spinning, previous_change = not iterate and not settled, change
-            unmet = implicit and not out[-1][2] <= self.settings.implicit_tol
+            unmet = implicit and not self._implicit_met(out)
             # joint friction: the memory takes the step's normal forces until they hold
             met = not friction or self._normal_forces_met(out)
             if spinning and rate >= 1:
-                sol.success = False
-                sol.status = (f"the midpoint step's iterations diverge: the gyroscopic term's "
-                              f"change grows {rate:.3g}x an iterate (h times a velocity-"
-                              "dependent force's rate above 2)")
-                break
+                if relax is not None and relax[1] >= RELAXED_ITERATIONS:
+                    sol.success = False
+                    sol.status = (f"the midpoint step's iterations diverge: the gyroscopic "
+                                  f"term's change grows {rate:.3g}x an iterate, relaxed too "
+                                  "(h times a velocity-dependent force's rate above 2)")
+                    break
+                if relax is None:       # from here on relaxed, the factor by Aitken's rule
+                    relax = [1.0 / (1.0 + rate), 0]
             if not (spinning or unmet or not met) or not np.isfinite(out[-1][2]):
                 break
+            if relax is not None:
+                # past the plain iterations' stability (h c / 2 above 1) a relaxed predictor
+                # converges: Aitken's factor from the last two residuals
+                residual = accel - used
+                if last_residual is not None:
+                    step = residual - last_residual
+                    size = float(step @ step)
+                    if size > 0:
+                        relax[0] = -relax[0] * float(last_residual @ step) / size
+                last_residual, relax[1] = residual, relax[1] + 1
+                accel = used + relax[0] * residual
             if implicit:       # the impulse at sol.y holds while the memory does
                 y_imp, b_imp = sol.y, sol.b_imp if met else None
             if by_qp:
@@ -1390,6 +1410,11 @@ class Stepper:
         if (self.cs.n_eq and not gaps or self.program.has_friction) and np.isfinite(out[-1][2]):
             self._project_end_velocity(sol, out)
         return sol, out
+
+    def _implicit_met(self, out) -> bool:
+        """Whether the implicit iterations' EOM residual is within ``implicit_tol`` or, in a
+        step so short that its momenta's round-off over h is above that, within that."""
+        return bool(out[-1][2] <= max(self.settings.implicit_tol, out[-1][8]))
 
     def _project_end_velocity(self, sol, out):
         """The midpoint step's end velocity onto the joints' rates at the end positions (the
@@ -1677,6 +1702,8 @@ class Stepper:
 
 # a sustained contact is stepped at up to this many times ``contact_resolution``'s omega h
 SUSTAINED = 4.0
+# relaxed iterations a step's midpoint predictor may take once the plain ones diverge
+RELAXED_ITERATIONS = 10
 # the midpoint step iterates its gyroscopic term until it would change the end velocity by
 # less than this share of the velocities (round-off's reach after a few thousand steps)
 GYROSCOPIC_TOL = 1e-12
@@ -1709,12 +1736,15 @@ def _error_control_problems(cs, settings, control, h_min, h_max) -> list[str]:
     if h_min == h_max:
         problems.append(f"rtol needs bounds h = (h_min, h_max) to choose h within, got one "
                         f"h = {h_max:g} s")
-    contacts = ([r.name for r in cs.gap_rows]
-                + [el.name for el in cs.force_elements if el.is_contact])
-    if contacts:
+    # a contact element's force is continuous in the motion (it grows from zero with the
+    # penetration): step doubling sees its impacts as fast smooth motion and shortens h
+    # through them. A gap's impact is a jump in the velocity, which it cannot estimate
+    gaps = sorted({r.name for r in cs.gap_rows})
+    if gaps:
         problems.append(f"rtol estimates the error of smooth motion by step doubling, which "
-                        f"does not span impacts yet: the contacts {sorted(set(contacts))} need "
-                        f"a fixed h or step_control 'adaptive'")
+                        f"does not span the gaps' impacts (velocity jumps) yet: the clearance "
+                        f"joints {gaps} need a fixed h or step_control 'adaptive' (penalty "
+                        f"versions, nd.penalty_version, take rtol)")
     return problems
 
 
