@@ -13,24 +13,25 @@ from nlpdyn.forces.penalty_joints import PenaltySphericalClearance
 LAW = nd.LankaraniNikravesh(5e6, 1.5, 0.75)
 
 
-def _slider(speed=1.0, law=LAW):
-    """A 1 kg slider on a prismatic joint running at ``speed`` into a stop 1e-9 m ahead."""
-    s = nd.System(gravity=(0, 0, 0))
-    slider = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3), velocity=(speed, 0, 0))
+def _slider(speed=1.0, law=LAW, mass=1.0, gravity=(0, 0, 0)):
+    """A slider (1 kg) on a prismatic joint along X running at ``speed`` into a stop 1e-9 m
+    ahead."""
+    s = nd.System(gravity=gravity)
+    slider = s.add_body("slider", mass, (1e-3, 1e-3, 1e-3), velocity=(speed, 0, 0))
     joint = s.add_joint(nd.Prismatic(s.ground, slider, (0, 0, 0), (1, 0, 0), name="slide"))
     s.add_force(nd.TranslationStop(joint, -1.0, 1e-9, law, name="stop"))
     return s
 
 
-def _exit_speed(law=LAW, speed=1.0):
-    """scipy: the same impact as a 1-dof ODE, Radau at rtol 1e-10, to the contact's end."""
+def _exit_speed(law=LAW, speed=1.0, mass=1.0, rtol=1e-10):
+    """scipy: the same impact as a 1-dof ODE, Radau at ``rtol``, to the contact's end."""
     def rhs(t, y):
-        return [y[1], -float(law.force(y[0] - 1e-9, y[1], speed))]
+        return [y[1], -float(law.force(y[0] - 1e-9, y[1], speed)) / mass]
 
     def leaves(t, y):
         return y[0] - 1e-9
     leaves.terminal, leaves.direction = True, -1
-    sol = solve_ivp(rhs, (0, 0.1), [0.0, speed], method="Radau", rtol=1e-10, atol=1e-13,
+    sol = solve_ivp(rhs, (0, 1.0), [0.0, speed], method="Radau", rtol=rtol, atol=1e-3 * rtol,
                     events=leaves, max_step=1e-5)
     return -sol.y_events[0][0][1]
 
