@@ -2,9 +2,10 @@
 B or the revolute joint A as a penalty clearance joint (Lankarani-Nikravesh, K = 5e6, e =
 0.75), no play and 1 mm, 5 s (docs/CASES.md #5, ``problems/slider_crank.py``).
 
-Per h: the crank angle at 1 s and 2 s and its turns in 5 s, with the impacts resolved in
-time (the default ``contact_resolution``) and, at h = 1e-3, every step at h ("at h");
-the smallest h is the reference. Each run in its own process, two at a time.
+Per h: the crank angle at 1, 2 and 3 s and its turns in 5 s, with the impacts resolved in
+time (the default ``contact_resolution``) and, at h = 1e-3, every step at h ("at h"), and
+with h chosen by error control (``rtol`` 1e-2 and 1e-3, h within (1e-7, 1e-3)); the
+smallest fixed h is the reference. Each run in its own process, two at a time.
 
     python benchmarks/penalty_crank_convergence.py [--quick]
 """
@@ -25,10 +26,11 @@ HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1]))
 
 CASES = [("B", 0.0), ("B", 1e-3), ("A", 0.0), ("A", 1e-3)]
-RUNS = [(1e-3, True), (1e-3, False), (2.5e-4, True), (1.25e-4, True), (6.25e-5, True)]
+RUNS = [(1e-3, "resolved"), (1e-3, "at h"), (2.5e-4, "resolved"), (1.25e-4, "resolved"),
+        (1e-3, "rtol 1e-2"), (1e-3, "rtol 1e-3"), (6.25e-5, "resolved")]
 
 
-def measure(joint, clearance, h, resolve):
+def measure(joint, clearance, h, mode):
     import nlpdyn as nd
     from problems import slider_crank as sc
     key = "spherical_clearance" if joint == "B" else "revolute_clearance"
@@ -36,11 +38,15 @@ def measure(joint, clearance, h, resolve):
     tic = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = nd.simulate(system, 5.0, h=h, progress=False,
-                          **({} if resolve else {"contact_resolution": None}))
+        if mode.startswith("rtol"):
+            res = nd.simulate(system, 5.0, h=(1e-7, h), rtol=float(mode.split()[1]),
+                              progress=False)
+        else:
+            res = nd.simulate(system, 5.0, h=h, progress=False,
+                              **({} if mode == "resolved" else {"contact_resolution": None}))
     angle = sc.crank_angle(res)
     return {"ok": bool(res.success), "turns": sc.turns(res),
-            "angle": [float(np.interp(t, res.t, angle)) for t in (1.0, 2.0)],
+            "angle": [float(np.interp(t, res.t, angle)) for t in (1.0, 2.0, 3.0)],
             "steps": len(res.t) - 1, "cpu": time.process_time() - tic}
 
 
@@ -59,19 +65,21 @@ def main():
         print(json.dumps(measure(*json.loads(args.measure))))
         return
     runs = RUNS[:3] if args.quick else RUNS
-    jobs = [(joint, c, h, resolve) for joint, c in CASES for h, resolve in runs]
+    jobs = [(joint, c, h, mode) for joint, c in CASES for h, mode in runs]
     with ThreadPoolExecutor(2) as pool:
         results = dict(zip(jobs, pool.map(_run, jobs)))
-    print(f"{'joint':>5} {'play':>6} {'h':>9} {'steps':>6} {'angle 1 s':>10} {'angle 2 s':>10} "
-          f"{'turns 5 s':>10} {'vs ref 2 s':>10} {'CPU s':>7}")
+    print(f"{'joint':>5} {'play':>6} {'h':>15} {'steps':>6} {'angle 1 s':>10} {'angle 2 s':>10} "
+          f"{'angle 3 s':>10} {'turns 5 s':>10} {'vs ref 2 s':>10} {'vs ref 3 s':>10} {'CPU s':>7}")
     for joint, c in CASES:
         ref = results[(joint, c, *runs[-1])]
-        for h, resolve in runs:
-            r = results[(joint, c, h, resolve)]
-            label = f"{h:.3g}" + ("" if resolve else " at h")
-            print(f"{joint:>5} {c * 1e3:4.0f}mm {label:>9} {r['steps']:6d} {r['angle'][0]:10.3f} "
-                  f"{r['angle'][1]:10.3f} {r['turns']:10.2f} "
-                  f"{(r['angle'][1] - ref['angle'][1]) / ref['angle'][1]:+10.2%} {r['cpu']:7.1f}"
+        for h, mode in runs:
+            r = results[(joint, c, h, mode)]
+            label = mode if mode.startswith("rtol") else f"{h:.3g}" + (
+                "" if mode == "resolved" else " at h")
+            print(f"{joint:>5} {c * 1e3:4.0f}mm {label:>15} {r['steps']:6d} {r['angle'][0]:10.3f} "
+                  f"{r['angle'][1]:10.3f} {r['angle'][2]:10.3f} {r['turns']:10.2f} "
+                  f"{(r['angle'][1] - ref['angle'][1]) / ref['angle'][1]:+10.2%} "
+                  f"{(r['angle'][2] - ref['angle'][2]) / ref['angle'][2]:+10.2%} {r['cpu']:7.1f}"
                   + ("" if r["ok"] else "  (failed)"))
 
 

@@ -1361,7 +1361,8 @@ class Stepper:
             # shares the predictor: the iterations contract by h c / 2 (c its rate), slowly
             # near 1, where the step is taken once the distance left, change r / (1 - r), is
             # below GYROSCOPIC_STALL; beyond 1 (an explicit force past its stability limit)
-            # they diverge and the step fails, to be retried with a shorter h
+            # they diverge and go on relaxed (below); diverging still, the step fails, to be
+            # retried with a shorter h
             scale = 1.0 + np.abs(out[1]).max(initial=0.0)
             rate = change / previous_change if previous_change else (np.inf if change else 0.0)
             settled = change <= GYROSCOPIC_TOL * scale or (
@@ -1378,7 +1379,7 @@ class Stepper:
                                   "(h times a velocity-dependent force's rate above 2)")
                     break
                 if relax is None:       # from here on relaxed, the factor by Aitken's rule
-                    relax = [1.0 / (1.0 + rate), 0]
+                    relax = [1.0 / (1.0 + rate) if np.isfinite(rate) else 0.5, 0]
             if not (spinning or unmet or not met) or not np.isfinite(out[-1][2]):
                 break
             if relax is not None:
