@@ -296,14 +296,14 @@ def test_fixed_step_stays_on_its_grid(scheme):
 
 def test_refuses_what_it_does_not_model_yet():
     """Other solvers, the seed's contact rows without iterations and its variable h, and error
-    control over contacts are refused before any step, every problem at once."""
+    control over clearance joints' gaps are refused before any step, every problem at once."""
     s = chain.build(2, clearance=1e-4)
     with pytest.raises(nd.ModelError) as err:
         nd.Stepper(s, h=(1e-4, 1e-3), scheme="midpoint", solver="ipopt", contact="linearised",
                    rtol=1e-4)
     text = str(err.value)
     assert "solver 'direct' or 'qp', got 'ipopt'" in text and "contact 'linearised'" in text
-    assert "the contacts ['j0', 'j1'] need a fixed h" in text
+    assert "the clearance joints ['j0', 'j1'] need a fixed h" in text
     with pytest.raises(nd.ModelError, match="step_control 'fixed', 'adaptive' or 'error', got 'nlp'"):
         nd.Stepper(chain.build(2), h=(1e-4, 1e-3), scheme="midpoint", step_control="nlp")
     with pytest.raises(nd.ModelError, match="scheme 'midpoint' takes projection=False"):
