@@ -235,7 +235,9 @@ class StepperSettings:
     (to a whole fraction of the fixed h, back on its grid after the impact), down to h /
     ``contact_substeps``, so the impact is resolved in time. omega is that of the element's
     stored energy at the step's Newton linearisation, with its bodies free (an upper bound
-    for bodies held by joints). A contact closed longer is sustained: its slow loads are
+    for bodies held by joints), in an impact that of its laws' loading branch where it is
+    stiffer (``ContactLaw.loading_stiffness_ratio``: the modified Kelvin-Voigt law loads
+    along K delta and stores c_e K delta^2 / 2). A contact closed longer is sustained: its slow loads are
     carried at any h, and it is stepped at up to 4 ``contact_resolution`` (its stiff
     vibration not resolved, only kept within reach of the step's Newton iterations). None:
     every step at h; an unresolved impact's outcome (its loss, its duration) then depends
@@ -939,19 +941,24 @@ class Stepper:
     def _impacts_omega_h(self, h) -> tuple[float, int, float]:
         """omega h of the stiffest contact element in an impact at the last solve's
         linearisation (2 sqrt(lambda), lambda ~ (omega h)^2 / 4 the norm of its stored
-        energy's block, ``ImplicitLinearisation.contact_stiffness``) and its index there,
-        (0, -1) if none; ``true_omega_h`` the element's own omega h.
+        energy's block, ``ImplicitLinearisation.contact_stiffness``, in an impact times the
+        square root of its laws' ``loading_stiffness_ratio``) and its index there, (0, -1)
+        if none; ``true_omega_h`` the element's own omega h.
         In an impact: closed, and for less than one period 2 pi / omega since it closed. A
         contact closed longer is sustained: the energy-consistent step carries its slow
         loads at any h, and its omega h counts for 1 / ``SUSTAINED`` (its stiff vibration is
         not resolved, only kept within reach of the step's Newton iterations)."""
-        stiffness = self.program.implicit.contact_stiffness
+        implicit = self.program.implicit
+        stiffness = implicit.contact_stiffness
         if not stiffness.any():
             return 0.0, -1, 0.0
-        true_omega_h = 2.0 * np.sqrt(np.maximum(stiffness, 0.0))
+        stored_omega_h = 2.0 * np.sqrt(np.maximum(stiffness, 0.0))
         since = self.t - self._closed_since
-        impact = ~(since * true_omega_h >= 2 * np.pi * h)        # NaN: closes now
-        # a sustained contact counts for 1 / SUSTAINED of its omega h
+        impact = ~(since * stored_omega_h >= 2 * np.pi * h)        # NaN: closes now
+        # an impact loads along its laws' loading branch (``ContactLaw.loading_stiffness_
+        # ratio``); a sustained contact counts for 1 / SUSTAINED of its stored energy's
+        true_omega_h = np.where(impact, stored_omega_h * np.sqrt(implicit.loading_ratio),
+                                stored_omega_h)
         omega_h = np.where(impact, true_omega_h, true_omega_h / SUSTAINED)
         i = int(np.argmax(omega_h))
         return float(omega_h[i]), i, float(true_omega_h[i])

@@ -67,6 +67,13 @@ class ForceElement(Element):
     is_contact = False
     history_size = 0
 
+    @property
+    def loading_stiffness_ratio(self) -> float:
+        """How much stiffer its laws load an impact than their stored energy says (the
+        largest of its laws' ``ContactLaw.loading_stiffness_ratio``; 1 without laws)."""
+        laws = [getattr(self, name, None) for name in ("law", "axial_law")]
+        return max([getattr(law, "loading_stiffness_ratio", 1.0) for law in laws if law], default=1.0)
+
     def wrenches(self, states: list[BodyState], t, history=None):
         raise NotImplementedError
 

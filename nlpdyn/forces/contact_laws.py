@@ -45,10 +45,17 @@ class ContactLaw:
         (``ForceElement.damping_step``): "split" (half in the step, half in the next: the
         loss is the law's own work) or "whole" (for a law whose damping is stiff: a loading
         branch that is all damping).
+    loading_stiffness_ratio : float
+        The stiffness of an impact's loading branch over the stored energy's: 1 where the
+        stored energy is the loading law (Hertz; hysteresis laws within their factor
+        1 + 3 (1 - e^2) / 4 <= 1.75), 1 / c_e for the modified Kelvin-Voigt law, which
+        loads along K delta and stores c_e K delta^2 / 2. The stepper resolves impacts on
+        it (``StepperSettings.contact_resolution``).
     """
 
     needs_impact_velocity: bool = False
     damping_step: str = "split"
+    loading_stiffness_ratio: float = 1.0
 
     def force(self, delta, delta_dot, impact_velocity=None):
         """Normal force (N; a moment for rotational stops) at penetration ``delta`` and
@@ -310,6 +317,11 @@ class ModifiedKelvinVoigt(ContactLaw):
 
     def potential(self, delta):
         return 0.5 * self.restitution * self.stiffness * ca.fmax(_ca(delta), 0) ** 2
+
+    @property
+    def loading_stiffness_ratio(self) -> float:
+        """K over c_e K: an impact loads along the stiff line (``ContactLaw``)."""
+        return 1.0 / self.restitution
 
     def problems(self, owner):
         out = []
@@ -612,6 +624,12 @@ class Blended(ContactLaw):
     @property
     def needs_impact_velocity(self) -> bool:
         return any(getattr(law, "needs_impact_velocity", False)
+                   for law in (self.bushing, self.contact))
+
+    @property
+    def loading_stiffness_ratio(self) -> float:
+        """The larger of the two laws' (``ContactLaw``)."""
+        return max(getattr(law, "loading_stiffness_ratio", 1.0)
                    for law in (self.bushing, self.contact))
 
     @property
