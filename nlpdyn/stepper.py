@@ -93,10 +93,10 @@ class StepperSettings:
     step's mean velocity; elements evaluated "implicit" (joint stops and penalty joints
     among them) apply their stored energy's discrete gradient over the step whole, with no
     carry (``docs/FORMULATION.md``). It takes solver "direct" or "qp", a fixed, "adaptive"
-    or error-controlled (``rtol``; over contact elements, not yet over gaps) h and ``projection`` False; the
-    seed's settings (step_control "nlp", solver "ipopt", form "explicit", contact
-    "linearised" or ``gap_iterations`` 0, ``projection``) are refused, the setting named.
-    None: "midpoint", or "euler" with any of the seed's settings."""
+    or error-controlled (``rtol``; over contact elements, not yet over gaps) h and
+    ``projection`` False; the seed's settings (step_control "nlp", solver "ipopt", form
+    "explicit", contact "linearised" or ``gap_iterations`` 0, ``projection``) are refused, the
+    setting named. None: "midpoint", or "euler" with any of the seed's settings."""
     form: str = "gauss"
     """"gauss": v is the only unknown and the multipliers come from the KKT conditions;
     "explicit": the seed's NLP with impulses as variables and the EOM as equality rows (IPOPT)."""
@@ -231,18 +231,18 @@ class StepperSettings:
     contact_resolution: float | None = 0.25
     """Largest omega h of an impact of an energy-consistent contact element (joint stops,
     penalty clearance joints, an implicit range-of-motion cone; ``ForceElement.is_contact``)
-    during its first period 2 pi / omega after it closes: a stiffer one shortens the step
-    (to a whole fraction of the fixed h, back on its grid after the impact), down to h /
+    during its first period 2 pi / omega after it closes: a stiffer one shortens the step (to a
+    whole fraction of the fixed h, back on its grid after the impact), down to h /
     ``contact_substeps``, so the impact is resolved in time. omega is that of the element's
-    stored energy at the step's Newton linearisation, with its bodies free (an upper bound
-    for bodies held by joints), in an impact that of its laws' loading branch where it is
-    stiffer (``ContactLaw.loading_stiffness_ratio``: the modified Kelvin-Voigt law loads
-    along K delta and stores c_e K delta^2 / 2). A contact closed longer is sustained: its slow loads are
-    carried at any h, and it is stepped at up to 4 ``contact_resolution`` (its stiff
-    vibration not resolved, only kept within reach of the step's Newton iterations). None:
-    every step at h; an unresolved impact's outcome (its loss, its duration) then depends
-    on h, and a run with omega h above 1 says so. With ``rtol`` the error estimate chooses
-    h through impacts instead."""
+    stored energy at the step's Newton linearisation, with its bodies free (an upper bound for
+    bodies held by joints), in an impact that of its laws' loading branch where it is stiffer
+    (``ContactLaw.loading_stiffness_ratio``: the modified Kelvin-Voigt law loads along K delta
+    and stores c_e K delta^2 / 2). A contact closed longer is sustained: its slow loads are
+    carried at any h, and it is stepped at up to 4 ``contact_resolution`` (its stiff vibration
+    not resolved, only kept within reach of the step's Newton iterations). None: every step at
+    h; an unresolved impact's outcome (its loss, its duration) then depends on h, and a run with
+    omega h above 1 says so. With ``rtol`` the error estimate chooses h through impacts
+    instead."""
     contact_substeps: int = 64
     """The most steps ``contact_resolution`` makes of one step of the fixed h (of h_max)."""
     max_penetration: float | None = None

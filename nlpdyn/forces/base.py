@@ -72,7 +72,8 @@ class ForceElement(Element):
         """How much stiffer its laws load an impact than their stored energy says (the
         largest of its laws' ``ContactLaw.loading_stiffness_ratio``; 1 without laws)."""
         laws = [getattr(self, name, None) for name in ("law", "axial_law")]
-        return max([getattr(law, "loading_stiffness_ratio", 1.0) for law in laws if law], default=1.0)
+        return max([getattr(law, "loading_stiffness_ratio", 1.0) for law in laws if law],
+                   default=1.0)
 
     def wrenches(self, states: list[BodyState], t, history=None):
         raise NotImplementedError
