@@ -1348,7 +1348,7 @@ class Stepper:
         # for or gaps need one), else the closed-form solve
         by_qp = implicit or gaps or kind == "qp"
         plugin = None if gaps or kind == "qp" else "direct"
-        previous_change, relax, last_residual = np.inf, None, None
+        previous_change = np.inf
         for _ in range(limit + 1):
             memory = np.concatenate((self.z, accel))   # accel: the iterations' own
             if by_qp:
@@ -1368,8 +1368,7 @@ class Stepper:
             # shares the predictor: the iterations contract by h c / 2 (c its rate), slowly
             # near 1, where the step is taken once the distance left, change r / (1 - r), is
             # below GYROSCOPIC_STALL; beyond 1 (an explicit force past its stability limit)
-            # they diverge and go on relaxed (below); diverging still, the step fails, to be
-            # retried with a shorter h
+            # they diverge and the step fails, to be retried with a shorter h
             scale = 1.0 + np.abs(out[1]).max(initial=0.0)
             rate = change / previous_change if previous_change else (np.inf if change else 0.0)
             settled = change <= GYROSCOPIC_TOL * scale or (
@@ -1379,27 +1378,13 @@ class Stepper:
             # joint friction: the memory takes the step's normal forces until they hold
             met = not friction or self._normal_forces_met(out)
             if spinning and rate >= 1:
-                if relax is not None and relax[1] >= RELAXED_ITERATIONS:
-                    sol.success = False
-                    sol.status = (f"the midpoint step's iterations diverge: the gyroscopic "
-                                  f"term's change grows {rate:.3g}x an iterate, relaxed too "
-                                  "(h times a velocity-dependent force's rate above 2)")
-                    break
-                if relax is None:       # from here on relaxed, the factor by Aitken's rule
-                    relax = [1.0 / (1.0 + rate) if np.isfinite(rate) else 0.5, 0]
+                sol.success = False
+                sol.status = (f"the midpoint step's iterations diverge: the gyroscopic term's "
+                              f"change grows {rate:.3g}x an iterate (h times a velocity-"
+                              "dependent force's rate above 2)")
+                break
             if not (spinning or unmet or not met) or not np.isfinite(out[-1][2]):
                 break
-            if relax is not None:
-                # past the plain iterations' stability (h c / 2 above 1) a relaxed predictor
-                # converges: Aitken's factor from the last two residuals
-                residual = accel - used
-                if last_residual is not None:
-                    step = residual - last_residual
-                    size = float(step @ step)
-                    if size > 0:
-                        relax[0] = -relax[0] * float(last_residual @ step) / size
-                last_residual, relax[1] = residual, relax[1] + 1
-                accel = used + relax[0] * residual
             if implicit:       # the impulse at sol.y holds while the memory does
                 y_imp, b_imp = sol.y, sol.b_imp if met else None
             if by_qp:
@@ -1710,8 +1695,6 @@ class Stepper:
 
 # a sustained contact is stepped at up to this many times ``contact_resolution``'s omega h
 SUSTAINED = 4.0
-# relaxed iterations a step's midpoint predictor may take once the plain ones diverge
-RELAXED_ITERATIONS = 10
 # the midpoint step iterates its gyroscopic term until it would change the end velocity by
 # less than this share of the velocities (round-off's reach after a few thousand steps)
 GYROSCOPIC_TOL = 1e-12

@@ -100,18 +100,18 @@ def test_midpoint_sweeps_step_keeps_the_axial_spin_down(damping):
 
 
 @pytest.mark.parametrize("damping, t_end", [(3.39, 1.2), (10.0, 0.1)])
-def test_midpoint_past_the_explicit_dampers_limit_relaxes_instead_of_growing(damping, t_end):
+def test_midpoint_past_the_explicit_dampers_limit_retries_instead_of_growing(damping, t_end):
     """The default (midpoint) step with the cone's explicit damping at h = 1e-3: the
     iterations on the step's mean velocity contract by h j / (2 J_axial) on the bar's spin.
-    At j = 3.39 (1.0) slowly: every step is taken within GYROSCOPIC_STALL of their fixed
-    point. At j = 10 (2.9) the plain iterations diverge and the relaxed ones (Aitken's
-    factor) converge: every step is taken at h, none retried, the spin stays at that scale
-    and the energy never rises."""
+    At j = 3.39 (1.0) slowly: every step is taken at h, within GYROSCOPIC_STALL of their
+    fixed point. At j = 10 (2.9) they diverge: those steps are retried shorter, never
+    accepted, so the spin stays at that scale and the energy never rises."""
     res = rp.run({"damping": damping}, t_end=t_end, h=1e-3)
     assert res.success, res.message
     e = res.energy
     assert np.max(e - np.minimum.accumulate(e)) <= 1e-9 * np.abs(e).max()
     spin = np.abs(res.angular_velocity("pendulum")[:, 1]).max()
     assert spin <= GYROSCOPIC_STALL * (1 + np.abs(res.v).max())
-    assert not (res.stats.retries > 0).any()
-    assert np.allclose(res.h, 1e-3, rtol=1e-9, atol=0)
+    retried = res.stats.retries > 0
+    assert (retried.any() and res.h.min() < 2 * rp.AXIAL / damping) if damping > 5 else \
+        not retried.any()
