@@ -70,7 +70,18 @@ class ForceElement(Element):
     @property
     def loading_stiffness_ratio(self) -> float:
         """How much stiffer its laws load an impact than their stored energy says (the
-        largest of its laws' ``ContactLaw.loading_stiffness_ratio``; 1 without laws)."""
+        largest of its laws' ``ContactLaw.loading_stiffness_ratio``; 1 without laws).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System(gravity=(0, 0, 0))
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> law = nd.ModifiedKelvinVoigt(1e5, restitution=0.25)
+        >>> nd.TranslationStop(slide, -0.01, 0.01, law).loading_stiffness_ratio
+        4.0
+        """
         laws = [getattr(self, name, None) for name in ("law", "axial_law")]
         return max([getattr(law, "loading_stiffness_ratio", 1.0) for law in laws if law],
                    default=1.0)

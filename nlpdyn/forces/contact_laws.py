@@ -320,7 +320,13 @@ class ModifiedKelvinVoigt(ContactLaw):
 
     @property
     def loading_stiffness_ratio(self) -> float:
-        """K over c_e K: an impact loads along the stiff line (``ContactLaw``)."""
+        """K over c_e K: an impact loads along the stiff line (``ContactLaw``).
+
+        Examples
+        --------
+        >>> ModifiedKelvinVoigt(1e5, restitution=0.01).loading_stiffness_ratio
+        100.0
+        """
         return 1.0 / self.restitution
 
     def problems(self, owner):
@@ -628,7 +634,14 @@ class Blended(ContactLaw):
 
     @property
     def loading_stiffness_ratio(self) -> float:
-        """The larger of the two laws' (``ContactLaw``)."""
+        """The larger of the two laws' (``ContactLaw``).
+
+        Examples
+        --------
+        >>> Blended(1e-4, 1e-4, LinearBushing(1e5),
+        ...         ModifiedKelvinVoigt(1e8, restitution=0.25)).loading_stiffness_ratio
+        4.0
+        """
         return max(getattr(law, "loading_stiffness_ratio", 1.0)
                    for law in (self.bushing, self.contact))
 
