@@ -246,8 +246,8 @@ class StepProgram:
                   cs.kinetic(v) + _stored(cs, t1, q1, z_el)]
         c_end = Linv @ (0.5 * h * ca.sum2(step.C)) if cs.n_carry else ca.SX.zeros(nv)
         # the EOM residual's round-off: its momenta's, over h (a short step's floor)
-        eom_floor = EOM_ROUNDOFF * (_max_abs(L @ y) + _max_abs(L @ y_free_in) + _max_abs(L @ b_imp)
-                                    + _max_abs(L @ impulse) + _max_abs(L @ shift)) / h / f_scale
+        momenta = [_max_abs(L @ x) for x in (y, y_free_in, b_imp, impulse, shift)]
+        eom_floor = EOM_ROUNDOFF * sum(momenta[1:], momenta[0]) / h / f_scale
         check = ca.vertcat(_max_abs(rows_eq1) / v_scale, -ca.fmin(_min_or_inf(rows_g1), 0) / v_scale,
                            _max_abs(eom) / f_scale, _max_abs(norms), ca.sum1(q1) + ca.sum1(v),
                            eom_floor)
