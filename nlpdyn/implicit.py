@@ -64,9 +64,10 @@ class ImplicitLinearisation:
         self.contacts = [j for j, _ in contacts]            # their force elements' indices
         self.contact_stiffness = np.zeros(len(contacts))    # their blocks' norms
         # an impact loads along its laws' loading branch, which may be stiffer than the
-        # stored energy (the modified Kelvin-Voigt law: K against c_e K)
-        self.loading_ratio = np.array([cs.force_elements[j].loading_stiffness_ratio
-                                       for j in self.contacts])
+        # stored energy (the modified Kelvin-Voigt law: K against c_e K): its omega over the
+        # stored energy's
+        self.loading_omega_ratio = np.sqrt([cs.force_elements[j].loading_stiffness_ratio
+                                            for j in self.contacts])
         blocks, rows, cols = [], [], []
         for k, members in sorted(by_size.items()):
             idx = np.array([m[0] for m in members], dtype=np.int64)

@@ -957,7 +957,7 @@ class Stepper:
         impact = ~(since * stored_omega_h >= 2 * np.pi * h)        # NaN: closes now
         # an impact loads along its laws' loading branch (``ContactLaw.loading_stiffness_
         # ratio``); a sustained contact counts for 1 / SUSTAINED of its stored energy's
-        true_omega_h = np.where(impact, stored_omega_h * np.sqrt(implicit.loading_ratio),
+        true_omega_h = np.where(impact, stored_omega_h * implicit.loading_omega_ratio,
                                 stored_omega_h)
         omega_h = np.where(impact, true_omega_h, true_omega_h / SUSTAINED)
         i = int(np.argmax(omega_h))

@@ -69,8 +69,9 @@ class ForceElement(Element):
 
     @property
     def loading_stiffness_ratio(self) -> float:
-        """How much stiffer its laws load an impact than their stored energy says (the
-        largest of its laws' ``ContactLaw.loading_stiffness_ratio``; 1 without laws).
+        """How much stiffer its law loads an impact than its stored energy says (its
+        ``law``'s ``ContactLaw.loading_stiffness_ratio``; 1 without one; penalty joints: the
+        largest of their contacts' laws').
 
         Examples
         --------
@@ -82,9 +83,7 @@ class ForceElement(Element):
         >>> nd.TranslationStop(slide, -0.01, 0.01, law).loading_stiffness_ratio
         4.0
         """
-        laws = [getattr(self, name, None) for name in ("law", "axial_law")]
-        return max([getattr(law, "loading_stiffness_ratio", 1.0) for law in laws if law],
-                   default=1.0)
+        return getattr(getattr(self, "law", None), "loading_stiffness_ratio", 1.0)
 
     def wrenches(self, states: list[BodyState], t, history=None):
         raise NotImplementedError

@@ -159,6 +159,21 @@ class PenaltyClearanceJoint(ForceElement):
         return [self.law] * self.n_contacts
 
     @property
+    def loading_stiffness_ratio(self) -> float:
+        """The largest of its contacts' laws' (``ForceElement.loading_stiffness_ratio``).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System(gravity=(0, 0, 0))
+        >>> b = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> law = nd.ModifiedKelvinVoigt(1e5, restitution=0.5)
+        >>> PenaltySphericalClearance(s.ground, b, (0, 0, 0), 1e-4, law).loading_stiffness_ratio
+        2.0
+        """
+        return max(law.loading_stiffness_ratio for law in self._laws())
+
+    @property
     def history_size(self) -> int:
         """One remembered impact speed per contact when a law needs it, else 0."""
         needs = any(getattr(law, "needs_impact_velocity", False) for law in self._laws())
