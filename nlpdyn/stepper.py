@@ -1349,15 +1349,28 @@ class Stepper:
         by_qp = implicit or gaps or kind == "qp"
         plugin = None if gaps or kind == "qp" else "direct"
         previous_change = np.inf
-        for _ in range(limit + 1):
+
+        def solve(y_lin, b_lin, accel):
             memory = np.concatenate((self.z, accel))   # accel: the iterations' own
             if by_qp:
-                sol, out = self.program.solve_qp(self.q, self.v, self.t, h, q_lin, memory, warm,
-                                                 curvature, y_imp, jacobian_at, coulomb, plugin,
-                                                 b_imp)
-            else:
-                sol, out = self.program.solve_direct(self.q, self.v, self.t, h, memory)
-            used, accel = accel, (out[1] - self.v) / h
+                return self.program.solve_qp(self.q, self.v, self.t, h, q_lin, memory, warm,
+                                             curvature, y_lin, jacobian_at, coulomb, plugin,
+                                             b_lin)
+            return self.program.solve_direct(self.q, self.v, self.t, h, memory)
+
+        y_before, searches = None, 0        # the implicit iterate before y_imp
+        for _ in range(limit + 1):
+            sol, out = solve(y_imp, b_imp, accel)
+            used = accel
+            if (implicit and searches < CYCLE_SEARCHES and y_before is not None
+                    and not self._implicit_met(out) and _returns(y_before, y_imp, sol.y)):
+                # Newton's iterates alternate between two points (a law's kinks on both
+                # sides of its root: a Lankarani-Nikravesh contact's hysteresis saturating
+                # at a small impact speed): bisect the segment between them
+                searches += 1
+                sol, out, used = self._bisect_cycle(solve, h, y_before, y_imp)
+                previous_change = np.inf
+            accel = (out[1] - self.v) / h
             # the end velocity's change if the gyroscopic term took the mean velocity
             w_used = (self.v + 0.5 * h * used).reshape(n, 6)[:, 3:]
             w_mean = (self.v + 0.5 * h * accel).reshape(n, 6)[:, 3:]
@@ -1386,7 +1399,7 @@ class Stepper:
             if not (spinning or unmet or not met) or not np.isfinite(out[-1][2]):
                 break
             if implicit:       # the impulse at sol.y holds while the memory does
-                y_imp, b_imp = sol.y, sol.b_imp if met else None
+                y_before, y_imp, b_imp = y_imp, sol.y, sol.b_imp if met else None
             if by_qp:
                 warm = -np.concatenate((sol.P_eq, sol.P_g))
         else:
@@ -1403,6 +1416,28 @@ class Stepper:
         if (self.cs.n_eq and not gaps or self.program.has_friction) and np.isfinite(out[-1][2]):
             self._project_end_velocity(sol, out)
         return sol, out
+
+    def _bisect_cycle(self, solve, h, y_a, y_b):
+        """Newton's iterates alternate, N(y_a) = y_b and N(y_b) back at y_a (N: a solve
+        linearised at its argument). Bisects the segment between them on the sign of the
+        Newton step along it, (N(y) - y) . (y_b - y_a), positive at y_a and negative at y_b,
+        until the step from the point is shorter than the segment left (the point lies on
+        the law's steep piece between the kinks, where Newton converges: from a point on
+        either flat side the step goes at least half the segment left). Returns that
+        point's solve and the acceleration it used."""
+        L_T = self.cs.L.T
+        accel_a = (np.linalg.solve(L_T, y_a) - self.v) / h
+        accel_b = (np.linalg.solve(L_T, y_b) - self.v) / h
+        d, lo, hi = y_b - y_a, 0.0, 1.0
+        for _ in range(CYCLE_BISECTIONS):
+            alpha = 0.5 * (lo + hi)
+            accel = accel_a + alpha * (accel_b - accel_a)
+            sol, out = solve(y_a + alpha * d, None, accel)
+            step = sol.y - (y_a + alpha * d)
+            if np.linalg.norm(step) <= 0.25 * (hi - lo) * np.linalg.norm(d):
+                break
+            lo, hi = (alpha, hi) if step @ d > 0 else (lo, alpha)
+        return sol, out, accel
 
     def _implicit_met(self, out) -> bool:
         """Whether the implicit iterations' EOM residual is within ``implicit_tol`` or, in a
@@ -1695,6 +1730,9 @@ class Stepper:
 
 # a sustained contact is stepped at up to this many times ``contact_resolution``'s omega h
 SUSTAINED = 4.0
+# Newton's iterates that alternate between two points are bisected between them at most this
+# many times a step, each search at most CYCLE_BISECTIONS solves
+CYCLE_SEARCHES, CYCLE_BISECTIONS = 3, 40
 # the midpoint step iterates its gyroscopic term until it would change the end velocity by
 # less than this share of the velocities (round-off's reach after a few thousand steps)
 GYROSCOPIC_TOL = 1e-12
@@ -1704,6 +1742,12 @@ GYROSCOPIC_STALL = 1e-6
 
 
 _NEXT, _LAST = [1, 2, 0], [2, 0, 1]
+
+
+def _returns(y_before, y_at, y_next) -> bool:
+    """Whether Newton's iterate y_next = N(y_at) is back at y_before, whose iterate y_at was:
+    closer to it than a tenth of the step."""
+    return bool(np.linalg.norm(y_next - y_before) <= 0.1 * np.linalg.norm(y_next - y_at))
 
 
 def _gyroscopic(w, J) -> np.ndarray:
