@@ -1364,9 +1364,9 @@ class Stepper:
             used = accel
             if (implicit and searches < CYCLE_SEARCHES and y_before is not None
                     and not self._implicit_met(out) and _returns(y_before, y_imp, sol.y)):
-                # Newton's iterates alternate between two points (a law's kinks on both
-                # sides of its root: a Lankarani-Nikravesh contact's hysteresis saturating
-                # at a small impact speed): bisect the segment between them
+                # Newton's iterates oscillate (a law's kinks on both sides of its root: a
+                # Lankarani-Nikravesh contact's hysteresis saturating at a small impact
+                # speed): bisect the segment of the step that was turned back
                 searches += 1
                 sol, out, used = self._bisect_cycle(solve, h, y_before, y_imp)
                 previous_change = np.inf
@@ -1399,7 +1399,10 @@ class Stepper:
             if not (spinning or unmet or not met) or not np.isfinite(out[-1][2]):
                 break
             if implicit:       # the impulse at sol.y holds while the memory does
-                y_before, y_imp, b_imp = y_imp, sol.y, sol.b_imp if met else None
+                # after a cycle, a fresh linearisation at every iterate (full Newton: the
+                # last one's need not hold across the law's kinks)
+                y_before, y_imp = y_imp, sol.y
+                b_imp = sol.b_imp if met and not searches else None
             if by_qp:
                 warm = -np.concatenate((sol.P_eq, sol.P_g))
         else:
@@ -1418,8 +1421,8 @@ class Stepper:
         return sol, out
 
     def _bisect_cycle(self, solve, h, y_a, y_b):
-        """Newton's iterates alternate, N(y_a) = y_b and N(y_b) back at y_a (N: a solve
-        linearised at its argument). Bisects the segment between them on the sign of the
+        """Newton's step from y_b = N(y_a) turned back towards y_a (N: a solve linearised at
+        its argument, ``_returns``). Bisects the segment between them on the sign of the
         Newton step along it, (N(y) - y) . (y_b - y_a), positive at y_a and negative at y_b,
         until the step from the point is shorter than the segment left (the point lies on
         the law's steep piece between the kinks, where Newton converges: from a point on
@@ -1730,8 +1733,8 @@ class Stepper:
 
 # a sustained contact is stepped at up to this many times ``contact_resolution``'s omega h
 SUSTAINED = 4.0
-# Newton's iterates that alternate between two points are bisected between them at most this
-# many times a step, each search at most CYCLE_BISECTIONS solves
+# Newton's iterates that oscillate are bisected on the step turned back at most this many
+# times a step, each search at most CYCLE_BISECTIONS solves
 CYCLE_SEARCHES, CYCLE_BISECTIONS = 3, 40
 # the midpoint step iterates its gyroscopic term until it would change the end velocity by
 # less than this share of the velocities (round-off's reach after a few thousand steps)
@@ -1745,9 +1748,11 @@ _NEXT, _LAST = [1, 2, 0], [2, 0, 1]
 
 
 def _returns(y_before, y_at, y_next) -> bool:
-    """Whether Newton's iterate y_next = N(y_at) is back at y_before, whose iterate y_at was:
-    closer to it than a tenth of the step."""
-    return bool(np.linalg.norm(y_next - y_before) <= 0.1 * np.linalg.norm(y_next - y_at))
+    """Whether Newton's step from y_at = N(y_before) to y_next = N(y_at) turns back along the
+    step before by more than half its length: the iterates oscillate without contracting
+    (two in turn where a law's kinks lie on both sides of the root)."""
+    last = y_at - y_before
+    return bool((y_next - y_at) @ last < -0.5 * (last @ last))
 
 
 def _gyroscopic(w, J) -> np.ndarray:
