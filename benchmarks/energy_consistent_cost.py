@@ -16,7 +16,10 @@ another checkout's default ("implicit" there, with the conic plugin), e.g. the c
 measurement runs in its own process; the processes are interleaved (one of each column per
 case, in turn) and repeated, and the median is shown.
 
-    python benchmarks/energy_consistent_cost.py [--repeat 5] [--quick] [--baseline ../base]
+    python benchmarks/energy_consistent_cost.py [--repeat 5] [--quick] [--baseline ../base] [--jit]
+
+``--jit`` adds the default with the step's functions compiled (``jit=True``, ``nlpdyn.jit``;
+its libraries built before it is timed, in the cache ``$NLPDYN_CACHE`` or the user's).
 """
 from __future__ import annotations
 
@@ -56,11 +59,12 @@ def build(kind, size, evaluation):
     return s
 
 
-def measure(kind, size, steps, evaluation, solver=None):
+def measure(kind, size, steps, evaluation, solver=None, jit=False):
     """(us per Stepper.step(), us per step of a whole simulate()), process CPU; ``solver``:
-    the stepper's (None: its default)."""
+    the stepper's (None: its default); ``jit``: the step's functions compiled (a warm
+    cache: ``main`` builds them first)."""
     import nlpdyn as nd
-    options = {"solver": solver} if solver else {}
+    options = dict({"solver": solver} if solver else {}, **({"jit": True} if jit else {}))
     stepper = nd.Stepper(build(kind, size, evaluation), h=1e-3, **options)
     for _ in range(3):
         stepper.step()
@@ -76,12 +80,12 @@ def measure(kind, size, steps, evaluation, solver=None):
     return step_us, simulate_us
 
 
-def in_process(tree, case, evaluation, solver=None):
+def in_process(tree, case, evaluation, solver=None, jit=False):
     """``measure`` in a fresh Python with ``tree`` first on the path."""
     env = dict(os.environ, PYTHONPATH=str(tree), MPLBACKEND="Agg")
     out = subprocess.run([sys.executable, str(HERE), "--measure", case, "--evaluation",
-                          evaluation or "", "--solver", solver or ""], env=env, cwd=str(tree), capture_output=True,
-                         text=True, check=True)
+                          evaluation or "", "--solver", solver or ""] + (["--jit"] if jit else []),
+                         env=env, cwd=str(tree), capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -93,26 +97,33 @@ def main():
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     parser.add_argument("--evaluation", default="", help=argparse.SUPPRESS)
     parser.add_argument("--solver", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--jit", action="store_true",
+                        help="a column with the step's functions compiled (jit=True)")
     args = parser.parse_args()
     if args.measure:
         sys.path.insert(0, os.getcwd())
         print(json.dumps(measure(*CASES[args.measure], args.evaluation or None,
-                                 args.solver or None)))
+                                 args.solver or None, args.jit)))
         return
-    columns = [("implicit", HERE.parents[1], "implicit", None),
-               ("implicit, qp", HERE.parents[1], "implicit", "qp"),
-               ("backward_euler", HERE.parents[1], "backward_euler", None)]
+    columns = [("implicit", HERE.parents[1], "implicit", None, False),
+               ("implicit, qp", HERE.parents[1], "implicit", "qp", False),
+               ("backward_euler", HERE.parents[1], "backward_euler", None, False)]
+    if args.jit:
+        columns.append(("implicit, jit", HERE.parents[1], "implicit", None, True))
     if args.baseline:
-        columns.append(("baseline", Path(args.baseline).resolve(), None, None))
+        columns.append(("baseline", Path(args.baseline).resolve(), None, None, False))
     print("us per step (process CPU), median of", args.repeat, "interleaved repeats; "
           "Stepper.step() loop / whole simulate()")
     print(f"{'case':<26}" + "".join(f"{name:>22}" for name, *_ in columns)
-          + "   implicit / backward_euler" + ("   implicit / baseline" if args.baseline else ""))
+          + "   implicit / backward_euler" + ("   implicit / baseline" if args.baseline else "")
+          + ("   jit / baseline" if args.baseline and args.jit else ""))
     for case in (QUICK if args.quick else CASES):
         times = {name: [] for name, *_ in columns}
+        if args.jit:        # the compiled column's libraries built before it is timed
+            in_process(HERE.parents[1], case, "implicit", None, True)
         for _ in range(args.repeat):
-            for name, tree, evaluation, solver in columns:            # interleaved
-                times[name].append(in_process(tree, case, evaluation, solver))
+            for name, tree, evaluation, solver, jit in columns:            # interleaved
+                times[name].append(in_process(tree, case, evaluation, solver, jit))
         med = {name: np.median(np.array(v), axis=0) for name, v in times.items()}
         row = f"{case:<26}" + "".join(f"{m[0]:10.0f} / {m[1]:9.0f}" for m in med.values())
         ratio = med["implicit"] / med["backward_euler"]
@@ -120,6 +131,9 @@ def main():
         if args.baseline:
             ratio = med["implicit"] / med["baseline"]
             row += f"   {ratio[0]:5.2f} / {ratio[1]:5.2f}"
+            if args.jit:
+                ratio = med["implicit, jit"] / med["baseline"]
+                row += f"   {ratio[0]:5.2f} / {ratio[1]:5.2f}"
         print(row, flush=True)
 
 

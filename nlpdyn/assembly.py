@@ -265,6 +265,8 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
         info["contact_resolution"] = {
             "shortened_steps": record["shortened_steps"],
             "smallest_h": (float(record["smallest_h"]) if record["shortened_steps"] else None)}
+    if stepper.program.jit is not None:
+        info["jit"] = dict(stepper.program.jit.record)
     notes = stepper.notes()
     if notes:
         info["warnings"] = notes

@@ -93,11 +93,12 @@ class ImplicitLinearisation:
         self._values = np.zeros(self.nnz)
         self._at = None             # (b, H y) at the last linearisation or iterate
 
-    def build(self, outputs=None):
+    def build(self, outputs=None, wrap=FastFunction):
         """Build the function from ``outputs``: ``self.outputs`` (b, the blocks) with their
         common subexpressions already eliminated together with the step program's other
-        functions (``StepProgram``: one pass over what they share); None: eliminated here."""
-        self._function = FastFunction(ca.Function(
+        functions (``StepProgram``: one pass over what they share); None: eliminated here.
+        ``wrap`` makes the callable (``StepProgram._hot``: compiled where asked)."""
+        self._function = wrap(ca.Function(
             "implicit_terms", self._inputs, self.outputs if outputs is None else outputs,
             ["q0", "v0", "t0", "h", "y_imp", "z"], ["b", "blocks"],
             {"cse": True} if outputs is None else {}))

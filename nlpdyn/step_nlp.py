@@ -43,6 +43,7 @@ import numpy as np
 
 from .fastcall import FastFunction, dense, silenced_stdout
 from .implicit import ImplicitLinearisation
+from .jit import Jit
 from .contact import ACCEPTED
 from .joints.base import smooth_norm
 from .joints.ideal import Joint
@@ -92,6 +93,8 @@ class StepProgram:
         self.cs = cs = compiled
         self.settings = settings
         self.build_count = 0
+        # the step's functions compiled (``StepperSettings.jit``), else interpreted
+        self.jit = Jit() if settings.jit else None
         nq, nv, ne, ng = cs.nq, cs.nv, cs.n_eq, cs.n_gap
         self.nv, self.n_eq, self.n_gap = nv, ne, ng
 
@@ -269,7 +272,7 @@ class StepProgram:
         # given), and the functions are built from its result
         if self.implicit is not None:
             shared = ca.cse([*self.implicit.outputs, *core_out])
-            self.implicit.build(shared[:len(self.implicit.outputs)])
+            self.implicit.build(shared[:len(self.implicit.outputs)], self._hot)
             core_out, core_options = shared[len(self.implicit.outputs):], {}
         else:
             core_options = _CSE
@@ -781,9 +784,9 @@ class StepProgram:
             *self._finish_args(A, c, A_g, c_g, y, P, ca.MX.zeros(0), V0), y_free,
             ca.MX.zeros(self.nv), Z, Pi_g_local, ca.MX.zeros(self.n_gap))
         out = self._finished(core, self.finish_tail.function, ca.MX(0))
-        return FastFunction(ca.Function("step_direct", [Q0, V0, T0, H, Z], [y, self._full(P), *out],
-                                        ["q0", "v0", "t0", "h", "z"],
-                                        ["y", "P_eq", *self.finish_names]))
+        return self._hot(ca.Function("step_direct", [Q0, V0, T0, H, Z], [y, self._full(P), *out],
+                                     ["q0", "v0", "t0", "h", "z"],
+                                     ["y", "P_eq", *self.finish_names]))
 
     def velocity_projection(self) -> FastFunction:
         """(q, t, v) -> the velocity nearest v in the kinetic metric whose joint rows' rates
@@ -848,8 +851,8 @@ class StepProgram:
         P = self._full(-z)
         V_p = V + self._Linv_T @ dy
         work = self._joint_sum() @ (P * (Pi @ (0.5 * (V + V_p))))
-        return FastFunction(ca.Function("velocity_projection", [Q, T, V], [V_p, P, work],
-                                        ["q", "t", "v"], ["v_p", "P", "work"]))
+        return self._hot(ca.Function("velocity_projection", [Q, T, V], [V_p, P, work],
+                                     ["q", "t", "v"], ["v_p", "P", "work"]))
 
     def _build_contact_projection(self, Q, T, V, Pi, A, c):
         """The end velocity's projection with gaps, (q, t, v, held) -> as without, and the
@@ -871,7 +874,7 @@ class StepProgram:
         V_p = V + self._Linv_T @ dy
         mean = 0.5 * (V + V_p)
         work = self._joint_sum() @ (P * (Pi @ mean))
-        return FastFunction(ca.Function(
+        return self._hot(ca.Function(
             "velocity_projection", [Q, T, V, held],
             [V_p, P, work, held * P_g, P_g * (Pi_g @ mean), Pi_g @ V_p,
              ca.mtimes(ca.fabs(Pi_g), ca.fabs(V))],
@@ -1016,7 +1019,11 @@ class StepProgram:
                          ["q0", "v0", "t0", "h", "q_lin", "lam0", "P_curv", "y_lin", "z", "H_imp",
                           "b_lin", *friction_names],
                          ["y", "lam_a", "P_t", "friction_error", "b_imp", *self.finish_names])
-        return FastFunction(fn)
+        return self._hot(fn)
+
+    def _hot(self, f: ca.Function) -> FastFunction:
+        """A function called in every step, compiled where ``settings.jit`` asks."""
+        return FastFunction(f if self.jit is None else self.jit.compile(f))
 
     def finish_step(self, q0, v0, t0, h, q_lin, z, sol: StepSolution, jacobian_at="start",
                     curvature=None):

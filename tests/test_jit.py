@@ -1,0 +1,116 @@
+"""The step's functions compiled with the system's C compiler (``StepperSettings.jit``,
+``nlpdyn.jit``): the same steps as CasADi's interpreter, a disk cache keyed by the C code,
+and a clean fallback where nothing can be compiled."""
+import warnings
+
+import casadi as ca
+import numpy as np
+import pytest
+
+import nlpdyn as nd
+from nlpdyn import jit as jit_module
+from nlpdyn.jit import Jit, find_compiler
+from problems import chain, clearance_pendulum, slider_crank
+
+needs_compiler = pytest.mark.skipif(find_compiler() is None, reason="no C compiler")
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch):
+    """Every test with a cache of its own."""
+    monkeypatch.setenv("NLPDYN_CACHE", str(tmp_path / "jit"))
+    return tmp_path / "jit"
+
+
+def _stop_pendulum():
+    s = nd.System(gravity=(0, 0, -9.81))
+    bar = s.add_body("bar", 1.0, (1e-4, 1 / 12, 1 / 12), position=(0.5, 0, 0))
+    hinge = s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 1, 0),
+                                    name="hinge"))
+    s.add_force(nd.RotationStop(hinge, -1.0, 1.0, nd.Hertz(1e6), name="stop"))
+    return s
+
+
+CASES = {
+    # ideal joints: the KKT solve and the end velocity's projection
+    "slider-crank": (slider_crank.build, 0.3, 1e-3),
+    # implicit force elements: their linearisation too
+    "stop pendulum": (_stop_pendulum, 1.0, 1e-3),
+    "bushing chain": (lambda: chain.build(3, bushing=(1e5, 1e2)), 0.2, 1e-3),
+    # gaps: qpOASES stays interpreted, the contact projection is compiled
+    "clearance pendulum": (clearance_pendulum.build, 0.1, (1e-3, 2e-3)),
+}
+
+
+@needs_compiler
+@pytest.mark.parametrize("case", CASES)
+def test_compiled_steps_are_the_interpreters(case):
+    """Compiled, every step equals the interpreted one to round-off (measured: bit for bit),
+    and the record says what was compiled; a second run loads it from the cache."""
+    build, t_end, h = CASES[case]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)    # the slider-crank's projected start
+        reference = nd.simulate(build(), t_end, h=h, progress=False)
+        runs = [nd.simulate(build(), t_end, h=h, progress=False, jit=True) for _ in range(2)]
+    for res in runs:
+        assert res.success and len(res.t) == len(reference.t)
+        assert np.abs(res.q - reference.q).max() <= 1e-12
+        assert np.abs(res.v - reference.v).max() <= 1e-12 * max(1.0, np.abs(reference.v).max())
+    first, second = runs[0].info["jit"], runs[1].info["jit"]
+    assert first["compiled"] >= 1 and first["cached"] == 0 and first["seconds"] > 0
+    assert second["compiled"] == 0 and second["cached"] == first["compiled"]
+    assert "jit" not in reference.info
+    if case == "clearance pendulum":
+        assert first["interpreted"] and set(first["interpreted"]) <= {"step_qp_start",
+                                                                      "step_qp_sustained"}
+        assert all("QpoasesInterface" in why for why in first["interpreted"].values())
+    else:
+        assert first["interpreted"] == {}
+
+
+def test_without_a_compiler_the_run_is_interpreted(monkeypatch):
+    """No compiler: the same run, each function left interpreted with the reason."""
+    monkeypatch.setattr(jit_module, "find_compiler", lambda: None)
+    reference = nd.simulate(_stop_pendulum(), 0.2, h=1e-3, progress=False)
+    res = nd.simulate(_stop_pendulum(), 0.2, h=1e-3, progress=False, jit=True)
+    assert res.success and np.array_equal(res.q, reference.q)
+    record = res.info["jit"]
+    assert record["compiled"] == record["cached"] == 0
+    assert record["interpreted"] and all("no C compiler" in why
+                                         for why in record["interpreted"].values())
+
+
+def test_a_failing_compiler_leaves_the_function_interpreted(cache):
+    """A compiler that fails: the function is returned as it was, the compiler's error
+    recorded, nothing left in the cache."""
+    x = ca.SX.sym("x", 2)
+    f = ca.Function("jit_test_failing", [x], [ca.sin(x)])
+    jit = Jit(compiler="false", directory=cache)
+    g = jit.compile(f)
+    assert g is f
+    assert "false failed" in jit.record["interpreted"]["jit_test_failing"]
+    assert not list(cache.glob("*jit_test_failing*"))
+
+
+@needs_compiler
+def test_a_damaged_library_is_built_again(cache):
+    """A cached library that cannot be loaded (a file cut short): that call interprets, the
+    file is removed, and the next call builds it anew."""
+    x = ca.SX.sym("x", 3)
+    f = ca.Function("jit_test_damaged", [x], [ca.exp(x) * x])
+    expected = np.asarray(f([0.1, 0.2, 0.3])).ravel()
+    Jit(directory=cache).compile(f)
+    (library,) = cache.glob("jit_test_damaged_*")
+    library.write_bytes(library.read_bytes()[:100])
+    damaged = Jit(directory=cache)
+    assert damaged.compile(f) is f and "jit_test_damaged" in damaged.record["interpreted"]
+    assert not library.exists()
+    again = Jit(directory=cache)
+    g = again.compile(f)
+    assert again.record["compiled"] == 1
+    assert np.array_equal(np.asarray(g([0.1, 0.2, 0.3])).ravel(), expected)
+
+
+def test_jit_setting_is_checked():
+    with pytest.raises(nd.ModelError, match="jit must be True or False"):
+        nd.StepperSettings(jit="yes")
