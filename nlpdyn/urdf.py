@@ -96,7 +96,7 @@ def _clean_tree(text, problems, bad):
                         problems.append(f"{owner}: <{sub.tag} {attribute}=\"{value}\"> must be "
                                         f"{count} number{'s' if count > 1 else ''}")
                         sub.set(attribute, " ".join(["0"] * count))
-                        bad.add(element.get("name"))
+                        bad.add((kind, element.get("name")))
     return root
 
 
@@ -167,7 +167,7 @@ def _structure_problems(robot, base, configuration, velocities, bad):
     if not links:
         out.append("the URDF has no link")
     for link in robot.links:
-        if link.name == root and base == "fixed" or link.name in bad:
+        if link.name == root and base == "fixed" or ("link", link.name) in bad:
             continue            # the ground: its mass does not matter
         tag = f"link {link.name!r}"
         inertial = link.inertial

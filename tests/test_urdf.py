@@ -103,6 +103,17 @@ def test_floating_base_is_a_free_body():
     assert [j.parent.name for j in s.constraints] == ["base", "rod1"]
 
 
+def test_planar_and_floating_joints():
+    """planar -> nd.Planar about the file's axis (the plane's normal); floating -> no joint."""
+    urdf = PENDULUM.replace('type="continuous"', 'type="planar"').replace(
+        'type="revolute"', 'type="floating"')
+    s = nd.from_urdf(urdf)
+    (planar,) = s.constraints
+    assert isinstance(planar, nd.Planar) and planar.name == "shoulder"
+    np.testing.assert_allclose(planar.axis, [0, 1, 0])
+    assert [b.name for b in s.bodies] == ["rod1", "rod2"]
+
+
 def _mujoco(urdf, q0, qd0):
     mujoco = pytest.importorskip("mujoco")
     model = mujoco.MjModel.from_xml_string(urdf)
@@ -247,3 +258,19 @@ def test_tiny_clearance_moves_like_the_ideal_joint():
     print(f"clearance 1e-4, 1e-5 m: largest centre-of-mass difference {gaps[0]:.2e}, {gaps[1]:.2e} m")
     assert gaps[0] < 10 * 1e-4 and gaps[1] < 10 * 1e-5
     assert gaps[0] / gaps[1] > 3
+
+
+def test_prismatic_clearance_takes_the_users_profile():
+    square = [(-0.01, -0.01), (0.01, -0.01), (0.01, 0.01), (-0.01, 0.01)]
+    s = nd.from_urdf(ARM, clearance={"slide": dict(clearance=1e-4, profile=square, length=0.05),
+                                     "elbow": dict(clearance=1e-4, radius=0.01, length=0.02,
+                                                   axial_clearance=2e-4, friction=0.1)})
+    slide, elbow = sorted(s.gaps, key=lambda g: g.name, reverse=True)
+    assert isinstance(slide, nd.PrismaticClearance) and slide.length == 0.05
+    assert isinstance(elbow, nd.RevoluteClearance)
+    assert (elbow.axial_clearance, elbow.friction) == (2e-4, 0.1)
+    np.testing.assert_allclose(slide.axis, s.body("fore").rotation0[:, 0], atol=1e-15)
+    with pytest.raises(nd.ModelError) as caught:
+        nd.from_urdf(ARM, clearance={"slide": dict(clearance=1e-4), "mount": {}})
+    assert "'slide' (prismatic) needs keys ('clearance', 'profile', 'length')" in str(caught.value)
+    assert "'mount' is fixed" in str(caught.value)
