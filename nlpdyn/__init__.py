@@ -2,7 +2,7 @@
 
 The flow (each layer imports only from the ones before it)::
 
-    bodies, joints, force elements      body.py, joints/, forces/
+    bodies, joints, force elements      body.py, joints/, forces/ (urdf.py: from a URDF file)
             |
          System                         system.py   validate() lists every problem; compile()
             |                                       builds named CasADi functions once

@@ -274,3 +274,18 @@ def test_prismatic_clearance_takes_the_users_profile():
         nd.from_urdf(ARM, clearance={"slide": dict(clearance=1e-4), "mount": {}})
     assert "'slide' (prismatic) needs keys ('clearance', 'profile', 'length')" in str(caught.value)
     assert "'mount' is fixed" in str(caught.value)
+
+
+def test_command_line_runs_a_urdf_file(tmp_path, capsys):
+    from nlpdyn.__main__ import main
+    path, plot = tmp_path / "pendulum.urdf", tmp_path / "run.png"
+    path.write_text(PENDULUM)
+    code = main([str(path), "--t-end", "0.01", "--quiet", "--plot", str(plot),
+                 "--set", "elbow=0.2"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "2 bodies, 2 joints" in out and plot.read_bytes()[:4] == b"\x89PNG"
+    path.write_text(PENDULUM.replace('type="revolute"', 'type="hinge"'))
+    with pytest.raises(SystemExit) as caught:
+        main([str(path), "--no-plot"])
+    assert caught.value.code == 2 and "type 'hinge'" in capsys.readouterr().err
