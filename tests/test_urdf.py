@@ -1,5 +1,7 @@
 """nd.from_urdf (issue 26): bodies against a hand calculation from the file, dynamics against
 MuJoCo loading the same URDF, malformed files, and a loosened revolute joint."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -289,3 +291,9 @@ def test_command_line_runs_a_urdf_file(tmp_path, capsys):
     with pytest.raises(SystemExit) as caught:
         main([str(path), "--no-plot"])
     assert caught.value.code == 2 and "type 'hinge'" in capsys.readouterr().err
+
+
+def test_without_yourdfpy_the_error_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "yourdfpy", None)
+    with pytest.raises(ImportError, match=r"nlpdyn\[urdf\]"):
+        nd.from_urdf(PENDULUM)
