@@ -2,7 +2,7 @@
 
 The flow (each layer imports only from the ones before it)::
 
-    bodies, joints, force elements      body.py, joints/, forces/
+    bodies, joints, force elements      body.py, joints/, forces/ (urdf.py: from a URDF file)
             |
          System                         system.py   validate() lists every problem; compile()
             |                                       builds named CasADi functions once
@@ -49,12 +49,13 @@ from .ode import simulate_ode
 from .result import Result, ResultFileError, StepStats
 from .stepper import StepFailure, StepInfo, Stepper, StepperSettings, simulate
 from .sweep import sweep
+from .urdf import from_urdf
 from .system import CompiledSystem, ModelError, System
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "add_flexible_link", "Box", "Cylinder", "Sphere", "Link",
+    "add_flexible_link", "from_urdf", "Box", "Cylinder", "Sphere", "Link",
     "System", "CompiledSystem", "ModelError", "RigidBody", "Ground", "BodyState",
     "Spherical", "Revolute", "Cylindrical", "Prismatic", "Universal", "Fixed",
     "RotationDriver", "TranslationDriver", "Programmed", "BilateralConstraint",

@@ -8,6 +8,10 @@ examples:
   python -m nlpdyn rom_pendulum --variant rom_undamped --t-end 2 --no-plot
   python -m nlpdyn pendulum --h 1e-3 --step-control nlp --h-min 1e-4 --save run.npz
   python -m nlpdyn slider_crank --h-min 1e-6 --h 1e-2 --rtol 1e-4
+  python -m nlpdyn robot.urdf --t-end 2 --h 1e-3 --set elbow=0.3
+
+A path ending in .urdf runs that model (nd.from_urdf, fixed base, gravity -Z); its --set
+KEY=VALUE give initial joint coordinates (rad or m), --t-end defaults to 1 s, --h to 1e-3 s.
 
 A clearance joint's journal orbit is written beside the plot (NAME_orbit.png).
 """
@@ -81,7 +85,8 @@ def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m nlpdyn", description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("problem", nargs="?", help="case study name (see --list)")
+    parser.add_argument("problem", nargs="?",
+                        help="case study name (see --list), or a .urdf file")
     parser.add_argument("--list", action="store_true",
                         help="describe every case study, its variants and options, and exit")
     parser.add_argument("--variant", help="model variant (default: the problem's first)")
@@ -253,6 +258,8 @@ def main(argv=None) -> int:
         return 0
     if args.problem is None:
         parser.error("the problem name is required (python -m nlpdyn --list shows them)")
+    if args.problem.lower().endswith(".urdf"):
+        return _run_urdf(parser, args, started)
     if args.problem not in registry:
         parser.error(f"argument problem: unknown problem {args.problem!r}; choose from "
                      f"{', '.join(registry)}")
@@ -366,6 +373,64 @@ def main(argv=None) -> int:
     for failure in failures:
         print(f"{parser.prog}: error: {failure}", file=sys.stderr)
     return 0 if res.success and not failures else 1
+
+
+def _run_urdf(parser, args, started) -> int:
+    """Run the model of a URDF file: joint coordinates from --set, the case-study options
+    that a file has no use for refused."""
+    for flag, value in (("--variant", args.variant), ("--clearance", args.clearance)):
+        if value is not None:
+            parser.error(f"argument {flag}: a URDF model has no {flag[2:]}")
+    configuration = {}
+    for key, text in args.set:
+        try:
+            configuration[key] = float(text)
+        except ValueError:
+            parser.error(f"argument --set: {key}={text}: a joint coordinate must be a number")
+    t_end, h = args.t_end or 1.0, args.h or 1e-3
+    if args.h_min is not None:
+        if args.h_min > h:
+            parser.error(f"argument --h-min: {args.h_min:g} exceeds the largest step {h:g}")
+        h = (args.h_min, h)
+    options = {k: v for k, v in (("step_control", args.step_control), ("form", args.form),
+                                 ("scheme", args.scheme), ("rtol", args.rtol)) if v}
+
+    import nlpdyn as nd
+    from .result import _npz_path
+
+    name = Path(args.problem).stem
+    save = _output_path(parser, "--save", args.save, _npz_path) if args.save else None
+    plot = None
+    if not args.no_plot:
+        from matplotlib.figure import Figure
+        plot = _output_path(parser, "--plot", args.plot or f"{name}.png",
+                            _png_unless_suffixed, Figure().canvas.get_supported_filetypes())
+    try:
+        system = nd.from_urdf(args.problem, configuration=configuration)
+    except nd.ModelError as exc:
+        parser.exit(2, f"{parser.prog}: error: {args.problem}: {exc}\n")
+    print(f"{args.problem}: {len(system.bodies)} bodies, {len(system.constraints)} joints")
+    print(f"  run: t_end = {t_end:g} s, h = {h}")
+    try:
+        res = nd.simulate(system, t_end=t_end, h=h, progress=False if args.quiet else None,
+                          **options)
+    except nd.ModelError as exc:
+        parser.exit(2, f"{parser.prog}: error: {args.problem}: {exc}\n")
+    print(res.summary())
+    print(f"wall time: {time.perf_counter() - started:.3g} s since main() started")
+    if save is not None:
+        print(f"saved {res.save(save)}")
+    if plot is not None:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig = res.plot(title=f"{args.problem}")
+        try:
+            fig.savefig(plot, dpi=110)
+        finally:
+            plt.close(fig)
+        print(f"wrote {plot}")
+    return 0 if res.success else 1
 
 
 def _write_plots(res, system, problem, path, name, variant, keywords):
