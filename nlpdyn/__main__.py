@@ -109,6 +109,9 @@ def make_parser() -> argparse.ArgumentParser:
                              "gather, relative to the motion's scale (scheme midpoint)")
     parser.add_argument("--form", choices=("gauss", "explicit"),
                         help="the step program's form (default gauss)")
+    parser.add_argument("--jit", action="store_true",
+                        help="compile the step's functions with the system's C compiler "
+                             "(cached on disk; the first build takes seconds)")
     plot = parser.add_mutually_exclusive_group()
     plot.add_argument("--plot", help="overview plot file (.png, .pdf, .svg, ...; default "
                       "NAME.png; .png is appended to a name without suffix)")
@@ -304,7 +307,8 @@ def main(argv=None) -> int:
         parser.error(f"argument --step-control: {args.step_control} needs bounds on h "
                      "(give --h-min)")
     options = {k: v for k, v in (("step_control", args.step_control), ("form", args.form),
-                                 ("scheme", args.scheme), ("rtol", args.rtol)) if v}
+                                 ("scheme", args.scheme), ("rtol", args.rtol),
+                                 ("jit", args.jit)) if v}
 
     import nlpdyn as nd
     from .result import _npz_path
@@ -393,7 +397,8 @@ def _run_urdf(parser, args, started) -> int:
             parser.error(f"argument --h-min: {args.h_min:g} exceeds the largest step {h:g}")
         h = (args.h_min, h)
     options = {k: v for k, v in (("step_control", args.step_control), ("form", args.form),
-                                 ("scheme", args.scheme), ("rtol", args.rtol)) if v}
+                                 ("scheme", args.scheme), ("rtol", args.rtol),
+                                 ("jit", args.jit)) if v}
 
     import nlpdyn as nd
     from .result import _npz_path

@@ -599,6 +599,13 @@ class Result:
                          f"{control['solves']} solves, {control['rejected_pairs']} pairs of "
                          f"steps taken again, largest estimate {control['largest_error']:.2f} "
                          "of the tolerance")
+        jit = self.info.get("jit")
+        if jit:
+            left = "; interpreted: " + "; ".join(f"{name} ({why})" for name, why
+                                                 in jit["interpreted"].items())
+            lines.append(f"compiled (jit): {jit['compiled']} built in {jit['seconds']:.3g} s, "
+                         f"{jit['cached']} from the cache"
+                         + (left if jit["interpreted"] else ""))
         if len(self.energy):
             lines.append(f"energy {self.energy[0]:.9g} -> {self.energy[-1]:.9g} J "
                          f"(range {np.ptp(self.energy):.3e} J)")

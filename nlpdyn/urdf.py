@@ -1,4 +1,4 @@
-"""Build a :class:`~nlpdyn.system.System` from a URDF file (issue 26).
+"""Build a :class:`~nlpdyn.system.System` from a URDF file.
 
 The file is read by ``yourdfpy`` (the optional extra ``nlpdyn[urdf]``); this module checks
 what nlpdyn needs of it, reporting every problem in one :class:`~nlpdyn.checks.ModelError`,

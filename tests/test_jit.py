@@ -60,6 +60,8 @@ def test_compiled_steps_are_the_interpreters(case):
     assert first["compiled"] >= 1 and first["cached"] == 0 and first["seconds"] > 0
     assert second["compiled"] == 0 and second["cached"] == first["compiled"]
     assert "jit" not in reference.info
+    assert f"compiled (jit): 0 built in 0 s, {first['compiled']} from the cache" in \
+        runs[1].summary()
     if case == "clearance pendulum":
         assert first["interpreted"] and set(first["interpreted"]) <= {"step_qp_start",
                                                                       "step_qp_sustained"}
@@ -114,3 +116,11 @@ def test_a_damaged_library_is_built_again(cache):
 def test_jit_setting_is_checked():
     with pytest.raises(nd.ModelError, match="jit must be True or False"):
         nd.StepperSettings(jit="yes")
+
+
+@needs_compiler
+def test_command_line_jit(capsys):
+    """``--jit`` reaches the run, and its summary says what was compiled."""
+    from nlpdyn.__main__ import main
+    assert main(["pendulum", "--t-end", "0.05", "--quiet", "--no-plot", "--jit"]) == 0
+    assert "compiled (jit): 2 built" in capsys.readouterr().out
