@@ -185,15 +185,24 @@ def _structure_problems(robot, base, configuration, velocities, bad):
         out += [f"{tag}: " + p.split(": ", 1)[-1] for p in probe.problems()]
     for label, given in (("configuration", configuration), ("velocities", velocities)):
         for name, value in given.items():
-            joint = joints.get(name)
-            if joint is None:
-                out.append(f"{label}: no joint named {name!r}")
-            elif joint.type not in ONE_DOF:
-                out.append(f"{label}: joint {name!r} is {joint.type}: only revolute, continuous "
-                           "and prismatic joints take a value")
+            wrong = _not_one_dof(label, name, joints, "a value")
+            if wrong:
+                out.append(wrong)
             elif not (isinstance(value, (int, float, np.number)) and np.isfinite(value)):
                 out.append(f"{label}: joint {name!r} needs one finite number, got {value!r}")
     return out, root
+
+
+def _not_one_dof(label, name, joints, what):
+    """Why the joint called ``name`` cannot take ``what`` (None if it can: it exists and has
+    one coordinate)."""
+    joint = joints.get(name)
+    if joint is None:
+        return f"{label}: no joint named {name!r}"
+    if joint.type not in ONE_DOF:
+        return (f"{label}: joint {name!r} is {joint.type}: only revolute, continuous and "
+                f"prismatic joints take {what}")
+    return None
 
 
 def _motion(joint, q):
@@ -241,12 +250,9 @@ def _loosening_problems(robot, clearance, limits, configuration):
     out = []
     joints = {joint.name: joint for joint in robot.joints}
     for name, data in clearance.items():
-        joint = joints.get(name)
-        if joint is None:
-            out.append(f"clearance: no joint named {name!r}")
-        elif joint.type not in ONE_DOF:
-            out.append(f"clearance: joint {name!r} is {joint.type}: only revolute, continuous "
-                       "and prismatic joints take a clearance")
+        joint, wrong = joints.get(name), _not_one_dof("clearance", name, joints, "a clearance")
+        if wrong:
+            out.append(wrong)
         elif not isinstance(data, dict):
             out.append(f"clearance: joint {name!r} needs a dict of the clearance joint's data, "
                        f"got {type(data).__name__}")
