@@ -2,9 +2,9 @@
 
 CasADi generates C for a function (``casadi.CodeGenerator``), the system's C compiler builds
 it into a shared library and ``casadi.external`` loads it: the same function, evaluated
-without CasADi's expression interpreter. Libraries are cached on disk by a hash of their C
-source, the compiler and its flags, so a second run of the same model (and every sweep point
-with the same data) compiles nothing. Where a function cannot be generated (a conic plugin
+without CasADi's expression interpreter. Libraries are cached on disk by a hash of the
+function's serialised expression graph, the compiler, its flags and CasADi's version, so a
+second run of the same model (and every sweep point with the same data) compiles nothing. Where a function cannot be generated (a conic plugin
 such as qpOASES has no C code generation) or no compiler is found, it stays interpreted and
 the reason is recorded; nothing requires a compiler.
 
@@ -116,22 +116,20 @@ class Jit:
         if plugins:
             self.record["interpreted"][name] = f"{', '.join(plugins)} generates no C code"
             return f
-        try:
-            generator = ca.CodeGenerator(f"{name}.c", {"with_header": False})
-            generator.add(f)
-            source = generator.dump()
-        except RuntimeError as error:
-            self.record["interpreted"][name] = _first_line(error)
-            return f
-        key = hashlib.sha256("\n".join((source, self.compiler, " ".join(FLAGS), ca.__version__,
-                                         platform.machine())).encode()).hexdigest()[:20]
-        library = self.directory / f"{name}_{key}{sysconfig.get_config_var('SHLIB_SUFFIX') or '.so'}"
+        # the key: the function's serialised graph (the same from run to run, and 2-3x
+        # cheaper than generating its C code, which a cached library does not need)
+        key = hashlib.sha256("\n".join((f.serialize(), self.compiler, " ".join(FLAGS),
+                                         ca.__version__, platform.machine())).encode())
+        suffix = sysconfig.get_config_var("SHLIB_SUFFIX") or ".so"
+        library = self.directory / f"{name}_{key.hexdigest()[:20]}{suffix}"
         if library.exists():
             self.record["cached"] += 1
         else:
             try:
-                self._build(source, library)
-            except (OSError, subprocess.CalledProcessError) as error:
+                generator = ca.CodeGenerator(f"{name}.c", {"with_header": False})
+                generator.add(f)
+                self._build(generator.dump(), library)
+            except (RuntimeError, OSError, subprocess.CalledProcessError) as error:
                 self.record["interpreted"][name] = _first_line(error)
                 return f
         try:

@@ -250,8 +250,8 @@ class StepperSettings:
     """True: the step's solves, its end-velocity projection and the implicit elements'
     linearisation are compiled to machine code with the system's C compiler
     (``nlpdyn.jit``): CasADi generates their C code, built once and cached on disk
-    (``$NLPDYN_CACHE``, else ``~/.cache/nlpdyn/jit``) by a hash of it, so a second run of
-    the same model compiles nothing. Results equal the interpreter's to round-off. A
+    (``$NLPDYN_CACHE``, else ``~/.cache/nlpdyn/jit``) by a hash of the function, so a
+    second run of the same model compiles nothing. Results equal the interpreter's to round-off. A
     function that cannot be generated (the conic plugins: qpOASES, ProxQP) or a missing
     compiler leaves it interpreted; ``Result.info["jit"]`` says what was compiled, loaded
     from the cache or left, and why. The first build takes seconds (about 20 s for a
