@@ -12,7 +12,6 @@ from dataclasses import dataclass, field, fields, replace
 
 import casadi as ca
 import numpy as np
-from scipy.linalg import solve_triangular
 from tqdm.auto import tqdm
 
 from .assembly import LedgerTotals, Recorder, build_result
@@ -1439,6 +1438,7 @@ class Stepper:
         the law's steep piece between the kinks, where Newton converges: from a point on
         either flat side the step goes at least half the segment left). Returns that
         point's solve and the acceleration it used."""
+        from scipy.linalg import solve_triangular   # a rare path: not at import
         v_a, v_b = solve_triangular(self.cs.L, np.c_[y_a, y_b], trans="T", lower=True).T
         accel_a, accel_b = (v_a - self.v) / h, (v_b - self.v) / h
         d, lo, hi = y_b - y_a, 0.0, 1.0

@@ -11,7 +11,6 @@ import os
 import xml.etree.ElementTree as ET
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from .body import RigidBody
 from .checks import ModelError
@@ -211,6 +210,7 @@ def _motion(joint, q):
     axis = np.asarray(joint.axis, dtype=float)
     axis = axis / np.linalg.norm(axis) if np.linalg.norm(axis) > 0 else axis
     if joint.type in ("revolute", "continuous"):
+        from scipy.spatial.transform import Rotation   # lazily: 0.1 s to import
         T[:3, :3] = Rotation.from_rotvec(q * axis).as_matrix()
     elif joint.type == "prismatic":
         T[:3, 3] = q * axis

@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import casadi as ca
 import numpy as np
-from scipy.interpolate import CubicSpline
 
 from ..checks import as_number, as_vector, number_problems, show
 from ..joints.base import check_unit
@@ -218,6 +217,7 @@ class RangeOfMotionCone(ForceElement):
 
     # ------------------------------------------------------------------ the cone
     def _spline(self):
+        from scipy.interpolate import CubicSpline   # 0.35 s to import: only cones need it
         return self._cached("spline", lambda: CubicSpline(self.longitudes, self.max_latitudes,
                                                           bc_type="periodic"))
 
