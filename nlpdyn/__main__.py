@@ -295,31 +295,11 @@ def main(argv=None) -> int:
             parser.error("argument --step-control: fixed takes one step size (give --h "
                          "without --h-min)")
         h = h[1]                                   # the problem's bounds: run at h_max
-    if args.rtol is not None:
-        if not args.rtol < 1:
-            parser.error(f"argument --rtol: must be below 1, got {args.rtol:g}")
-        if not isinstance(h, tuple):
-            parser.error("argument --rtol: needs bounds on h (give --h-min)")
-        if args.scheme == "euler" or args.step_control is not None:
-            parser.error("argument --rtol: chooses h itself with scheme midpoint (give neither "
-                         "--scheme euler nor --step-control)")
-    if args.step_control in ("nlp", "adaptive") and not isinstance(h, tuple):
-        parser.error(f"argument --step-control: {args.step_control} needs bounds on h "
-                     "(give --h-min)")
-    options = {k: v for k, v in (("step_control", args.step_control), ("form", args.form),
-                                 ("scheme", args.scheme), ("rtol", args.rtol),
-                                 ("jit", args.jit)) if v}
+    options = _step_options(parser, args, h)
 
     import nlpdyn as nd
-    from .result import _npz_path
 
-    # the files are checked now, not after a long run
-    save = _output_path(parser, "--save", args.save, _npz_path) if args.save else None
-    plot = None
-    if not args.no_plot:
-        from matplotlib.figure import Figure
-        plot = _output_path(parser, "--plot", args.plot or f"{args.problem}.png",
-                            _png_unless_suffixed, Figure().canvas.get_supported_filetypes())
+    save, plot = _output_files(parser, args, args.problem)
 
     print(f"{args.problem} [{variant}]: {problem.description}")
     print(f"  {_variant_help(problem, variant)}")
@@ -360,18 +340,61 @@ def main(argv=None) -> int:
     print(f"wall time (measured around the calls): build {t1 - t0:.3g} s, simulate "
           f"{t2 - t1:.3g} s; {t2 - started:.3g} s since main() started"
           + (f", {age:.3g} s since the process started (imports included)" if age else ""))
+    report = (None if problem.report is None
+              else lambda: print(problem.report(res, problem.arguments(keywords))))
+    return _save_report_plot(
+        parser, res, save, plot,
+        lambda: _write_plots(res, system, problem, plot, args.problem, variant, keywords),
+        report)
+
+
+def _step_options(parser, args, h) -> dict:
+    """simulate()'s step settings from --step-control, --form, --scheme, --rtol and --jit,
+    checked against the step size ``h`` (a number, or bounds (h_min, h_max))."""
+    if args.rtol is not None:
+        if not args.rtol < 1:
+            parser.error(f"argument --rtol: must be below 1, got {args.rtol:g}")
+        if not isinstance(h, tuple):
+            parser.error("argument --rtol: needs bounds on h (give --h-min)")
+        if args.scheme == "euler" or args.step_control is not None:
+            parser.error("argument --rtol: chooses h itself with scheme midpoint (give neither "
+                         "--scheme euler nor --step-control)")
+    if args.step_control in ("nlp", "adaptive") and not isinstance(h, tuple):
+        parser.error(f"argument --step-control: {args.step_control} needs bounds on h "
+                     "(give --h-min)")
+    return {k: v for k, v in (("step_control", args.step_control), ("form", args.form),
+                              ("scheme", args.scheme), ("rtol", args.rtol),
+                              ("jit", args.jit)) if v}
+
+
+def _output_files(parser, args, name):
+    """The --save and --plot files (None where not asked), checked now, not after a long
+    run; the plot defaults to NAME.png."""
+    from .result import _npz_path
+    save = _output_path(parser, "--save", args.save, _npz_path) if args.save else None
+    plot = None
+    if not args.no_plot:
+        from matplotlib.figure import Figure
+        plot = _output_path(parser, "--plot", args.plot or f"{name}.png",
+                            _png_unless_suffixed, Figure().canvas.get_supported_filetypes())
+    return save, plot
+
+
+def _save_report_plot(parser, res, save, plot, write_plot, report=None) -> int:
+    """Save the result, print the report, write the plot, in that order: a report or plot
+    that fails does not lose the result. Returns the exit code (1: the run or an output
+    failed)."""
     failures = []
-    # the result is saved first: a report or plot that fails does not lose it
     if save is not None:
         try:
             print(f"saved {res.save(save)}")
         except Exception as exc:
             failures.append(f"could not save the result to {str(save)!r}: {_one_line(exc)}")
-    if problem.report is not None:
-        print(problem.report(res, problem.arguments(keywords)))
+    if report is not None:
+        report()
     if plot is not None:
         try:
-            _write_plots(res, system, problem, plot, args.problem, variant, keywords)
+            write_plot()
         except Exception as exc:
             failures.append(f"could not write the plot {str(plot)!r}: {_one_line(exc)}")
     for failure in failures:
@@ -396,20 +419,11 @@ def _run_urdf(parser, args, started) -> int:
         if args.h_min > h:
             parser.error(f"argument --h-min: {args.h_min:g} exceeds the largest step {h:g}")
         h = (args.h_min, h)
-    options = {k: v for k, v in (("step_control", args.step_control), ("form", args.form),
-                                 ("scheme", args.scheme), ("rtol", args.rtol),
-                                 ("jit", args.jit)) if v}
+    options = _step_options(parser, args, h)
 
     import nlpdyn as nd
-    from .result import _npz_path
 
-    name = Path(args.problem).stem
-    save = _output_path(parser, "--save", args.save, _npz_path) if args.save else None
-    plot = None
-    if not args.no_plot:
-        from matplotlib.figure import Figure
-        plot = _output_path(parser, "--plot", args.plot or f"{name}.png",
-                            _png_unless_suffixed, Figure().canvas.get_supported_filetypes())
+    save, plot = _output_files(parser, args, Path(args.problem).stem)
     try:
         system = nd.from_urdf(args.problem, configuration=configuration)
     except nd.ModelError as exc:
@@ -423,9 +437,8 @@ def _run_urdf(parser, args, started) -> int:
         parser.exit(2, f"{parser.prog}: error: {args.problem}: {exc}\n")
     print(res.summary())
     print(f"wall time: {time.perf_counter() - started:.3g} s since main() started")
-    if save is not None:
-        print(f"saved {res.save(save)}")
-    if plot is not None:
+
+    def write_plot():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
@@ -435,7 +448,8 @@ def _run_urdf(parser, args, started) -> int:
         finally:
             plt.close(fig)
         print(f"wrote {plot}")
-    return 0 if res.success else 1
+
+    return _save_report_plot(parser, res, save, plot, write_plot)
 
 
 def _write_plots(res, system, problem, path, name, variant, keywords):

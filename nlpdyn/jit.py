@@ -4,9 +4,10 @@ CasADi generates C for a function (``casadi.CodeGenerator``), the system's C com
 it into a shared library and ``casadi.external`` loads it: the same function, evaluated
 without CasADi's expression interpreter. Libraries are cached on disk by a hash of the
 function's serialised expression graph, the compiler, its flags and CasADi's version, so a
-second run of the same model (and every sweep point with the same data) compiles nothing. Where a function cannot be generated (a conic plugin
-such as qpOASES has no C code generation) or no compiler is found, it stays interpreted and
-the reason is recorded; nothing requires a compiler.
+second run of the same model (and every sweep point with the same data) compiles nothing.
+Where a function cannot be generated (a conic plugin such as qpOASES has no C code
+generation) or no compiler is found, it stays interpreted and the reason is recorded;
+nothing requires a compiler.
 
 Example
 -------

@@ -250,11 +250,12 @@ class StepperSettings:
     linearisation are compiled to machine code with the system's C compiler
     (``nlpdyn.jit``): CasADi generates their C code, built once and cached on disk
     (``$NLPDYN_CACHE``, else ``~/.cache/nlpdyn/jit``) by a hash of the function, so a
-    second run of the same model compiles nothing. Results equal the interpreter's to round-off. A
-    function that cannot be generated (the conic plugins: qpOASES, ProxQP) or a missing
-    compiler leaves it interpreted; ``Result.info["jit"]`` says what was compiled, loaded
-    from the cache or left, and why. The first build takes seconds (about 20 s for a
-    16-link chain's step), so it pays on long runs and repeated ones."""
+    second run of the same model compiles nothing. Results equal the interpreter's (bit
+    for bit where tested). A function that cannot be generated (the conic plugins:
+    qpOASES, ProxQP) or a missing compiler leaves it interpreted; ``Result.info["jit"]``
+    says what was compiled, loaded from the cache or left, and why. The first build takes
+    seconds (7-23 s for a 16- or 64-link chain's step), so it pays on long runs and
+    repeated ones."""
     max_penetration: float | None = None
     """Largest contact error (m: penetration, or a true gap still open where a contact force
     acts) accepted after the contact iterations; a step beyond it is retried with a smaller h.
@@ -1434,12 +1435,11 @@ class Stepper:
         """Newton's step from y_b = N(y_a) turned back towards y_a (N: a solve linearised at
         its argument, ``_returns``). Bisects the segment between them on the sign of the
         Newton step along it, (N(y) - y) . (y_b - y_a), positive at y_a and negative at y_b,
-        until the step from the point is shorter than the segment left (the point lies on
-        the law's steep piece between the kinks, where Newton converges: from a point on
-        either flat side the step goes at least half the segment left). Returns that
-        point's solve and the acceleration it used."""
-        from scipy.linalg import solve_triangular   # a rare path: not at import
-        v_a, v_b = solve_triangular(self.cs.L, np.c_[y_a, y_b], trans="T", lower=True).T
+        until the Newton step from the point is under a quarter of the segment left (the
+        point lies on the law's steep piece between the kinks, where Newton converges: from
+        a point on either flat side the step goes at least half the segment left). Returns
+        that point's solve and the acceleration it used."""
+        v_a, v_b = (self.program.Linv_T @ np.c_[y_a, y_b]).T
         accel_a, accel_b = (v_a - self.v) / h, (v_b - self.v) / h
         d, lo, hi = y_b - y_a, 0.0, 1.0
         for _ in range(CYCLE_BISECTIONS):
