@@ -33,9 +33,11 @@ class FastFunction:
         for i in range(f.n_out()):
             if f.sparsity_out(i).nnz() != f.sparsity_out(i).numel():
                 raise ValueError(f"{f.name()}: output {self.names_out[i]} must be dense")
-        self._shapes = [f.size_out(i) for i in range(f.n_out())]
-        self._matrix_in = [f.size2_in(i) > 1 for i in range(f.n_in())]
-        self._matrix_out = [c > 1 for _, c in self._shapes]
+        shapes = [f.size_out(i) for i in range(f.n_out())]
+        # (start, end, shape or None for a vector) of each output in the buffer
+        self._slices = [(a, b, shape if shape[1] > 1 else None)
+                        for a, b, shape in zip(self._bounds[:-1], self._bounds[1:], shapes)]
+        self._matrix_in = [i for i in range(f.n_in()) if f.size2_in(i) > 1]
         self._buffer, self._eval = f.buffer()
         for i, a in enumerate(self._in):
             self._buffer.set_arg(i, memoryview(a))
@@ -44,13 +46,16 @@ class FastFunction:
 
     def __call__(self, *args) -> list[np.ndarray]:
         """Evaluate; returns fresh copies of the outputs (matrices reshaped column-major)."""
-        for dst, src, matrix in zip(self._in, args, self._matrix_in):
-            dst[:] = np.ravel(src, order="F") if matrix else src
+        if self._matrix_in:
+            args = [np.ravel(a, order="F") if i in self._matrix_in else a
+                    for i, a in enumerate(args)]
+        for dst, src in zip(self._in, args):
+            dst[:] = src
         self._all_out.fill(np.nan)  # a call that fails inside (a QP plugin) leaves no stale values
         self._eval()
-        out, bounds = self._all_out.copy(), self._bounds
-        return [out[a:b].reshape(shape, order="F") if matrix else out[a:b]
-                for a, b, shape, matrix in zip(bounds[:-1], bounds[1:], self._shapes, self._matrix_out)]
+        out = self._all_out.copy()
+        return [out[a:b] if shape is None else out[a:b].reshape(shape, order="F")
+                for a, b, shape in self._slices]
 
 
 def dense(f: ca.Function) -> ca.Function:

@@ -123,6 +123,9 @@ class ImplicitLinearisation:
         for k, idx in self.groups:
             J = blocks[start:start + idx.size * k].reshape(len(idx), k, k)
             start += idx.size * k
+            if not J.any():     # slack: open contacts, stops away from their limits
+                self._H.append(np.zeros_like(J))
+                continue
             lam, V = np.linalg.eigh(J)
             self._H.append((V * np.maximum(lam, 0.0)[:, None, :]) @ V.transpose(0, 2, 1))
         self.contact_stiffness = np.array(blocks[self._n_blocks:])
