@@ -265,8 +265,11 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
         info["contact_resolution"] = {
             "shortened_steps": record["shortened_steps"],
             "smallest_h": (float(record["smallest_h"]) if record["shortened_steps"] else None)}
-    if stepper.program.jit is not None:
-        info["jit"] = dict(stepper.program.jit.record)
+    jit = stepper.program.jit
+    if jit is not None:
+        jit.poll()
+        info["jit"] = dict(jit.record, mode=jit.mode, building=jit.building,
+                           queued=[entry.name for entry in jit.pending])
     notes = stepper.notes()
     if notes:
         info["warnings"] = notes

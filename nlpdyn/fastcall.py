@@ -38,11 +38,26 @@ class FastFunction:
         self._slices = [(a, b, shape if shape[1] > 1 else None)
                         for a, b, shape in zip(self._bounds[:-1], self._bounds[1:], shapes)]
         self._matrix_in = [i for i in range(f.n_in()) if f.size2_in(i) > 1]
+        self._bind(f)
+
+    def _bind(self, f: ca.Function):
         self._buffer, self._eval = f.buffer()
         for i, a in enumerate(self._in):
             self._buffer.set_arg(i, memoryview(a))
         for i, a in enumerate(self._out):
             self._buffer.set_res(i, memoryview(a))
+
+    def swap(self, g: ca.Function):
+        """Evaluate ``g`` instead from now on: the same function in another form (compiled,
+        ``nlpdyn.jit``), with the same inputs and outputs."""
+        f = self.function
+        same = (g.n_in() == f.n_in() and g.n_out() == f.n_out()
+                and all(g.sparsity_in(i) == f.sparsity_in(i) for i in range(f.n_in()))
+                and all(g.sparsity_out(i) == f.sparsity_out(i) for i in range(f.n_out())))
+        if not same:
+            raise ValueError(f"{g.name()} does not take and give what {f.name()} does")
+        self.function = g
+        self._bind(g)
 
     def __call__(self, *args) -> list[np.ndarray]:
         """Evaluate; returns fresh copies of the outputs (matrices reshaped column-major)."""

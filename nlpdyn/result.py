@@ -600,12 +600,17 @@ class Result:
                          f"steps taken again, largest estimate {control['largest_error']:.2f} "
                          "of the tolerance")
         jit = self.info.get("jit")
-        if jit:
+        if jit and (jit.get("mode", True) is True or jit["compiled"] or jit["cached"]
+                    or jit.get("building")):
             left = "; interpreted: " + "; ".join(f"{name} ({why})" for name, why
                                                  in jit["interpreted"].items())
-            lines.append(f"compiled (jit): {jit['compiled']} built in {jit['seconds']:.3g} s, "
-                         f"{jit['cached']} from the cache"
-                         + (left if jit["interpreted"] else ""))
+            switched = (f", switched to at t = {jit['switched'][-1]:.6g} s"
+                        if jit.get("switched") else "")
+            building = (f"; building for the next run: {', '.join(jit['building'])}"
+                        if jit.get("building") else "")
+            lines.append(f"compiled (jit): {jit['compiled']} built in {jit['seconds']:.3g} s"
+                         f"{switched}, {jit['cached']} from the cache"
+                         + (left if jit["interpreted"] else "") + building)
         if len(self.energy):
             lines.append(f"energy {self.energy[0]:.9g} -> {self.energy[-1]:.9g} J "
                          f"(range {np.ptp(self.energy):.3e} J)")

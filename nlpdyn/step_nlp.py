@@ -43,7 +43,7 @@ import numpy as np
 
 from .fastcall import FastFunction, dense, silenced_stdout
 from .implicit import ImplicitLinearisation
-from .jit import Jit
+from .jit import Jit, resolve_mode
 from .contact import ACCEPTED
 from .joints.base import smooth_norm
 from .joints.ideal import Joint
@@ -94,7 +94,8 @@ class StepProgram:
         self.settings = settings
         self.build_count = 0
         # the step's functions compiled (``StepperSettings.jit``), else interpreted
-        self.jit = Jit() if settings.jit else None
+        mode = resolve_mode(settings.jit)
+        self.jit = Jit(mode=mode) if mode else None
         nq, nv, ne, ng = cs.nq, cs.nv, cs.n_eq, cs.n_gap
         self.nv, self.n_eq, self.n_gap = nv, ne, ng
 
@@ -1022,8 +1023,13 @@ class StepProgram:
         return self._hot(fn)
 
     def _hot(self, f: ca.Function) -> FastFunction:
-        """A function called in every step, compiled where ``settings.jit`` asks."""
-        return FastFunction(f if self.jit is None else self.jit.compile(f))
+        """A function called in every step, compiled where ``settings.jit`` asks (in "auto"
+        mode, from the cache, else once built: ``Jit.attach``)."""
+        if self.jit is None:
+            return FastFunction(f)
+        fast = FastFunction(self.jit.compile(f))
+        self.jit.attach(f, fast)
+        return fast
 
     def finish_step(self, q0, v0, t0, h, q_lin, z, sol: StepSolution, jacobian_at="start",
                     curvature=None):

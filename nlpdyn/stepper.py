@@ -25,6 +25,7 @@ from .projection import (GapProjector, independent_rows, normalise, position_cha
                          project_positions, project_velocities)
 from .result import Result
 from .fastcall import silenced_stdout
+from .jit import resolve_mode
 from .step_nlp import _QP_OPTIONS, StepProgram, StepSolution
 from .system import CompiledSystem, ModelError, System
 
@@ -245,17 +246,21 @@ class StepperSettings:
     instead."""
     contact_substeps: int = 64
     """The most steps ``contact_resolution`` makes of one step of the fixed h (of h_max)."""
-    jit: bool = False
-    """True: the step's solves, its end-velocity projection and the implicit elements'
+    jit: bool | str | None = None
+    """Whether the step's solves, its end-velocity projection and the implicit elements'
     linearisation are compiled to machine code with the system's C compiler
     (``nlpdyn.jit``): CasADi generates their C code, built once and cached on disk
     (``$NLPDYN_CACHE``, else ``~/.cache/nlpdyn/jit``) by a hash of the function, so a
-    second run of the same model compiles nothing. Results equal the interpreter's (bit
-    for bit where tested). A function that cannot be generated (the conic plugins:
+    second run of the same model compiles nothing. Results equal the interpreter's bit for
+    bit (no fused multiply-adds). True: built before the first step (seconds: 7-23 s for a
+    16- or 64-link chain's step). "auto": the cached ones are loaded, and the others are
+    built by a separate process once the run left would take longer interpreted than the
+    build (``jit.BUILD_SECONDS``; without a known end, once the steps so far have), while
+    the run steps on interpreted and switches when they are ready; a short run compiles
+    nothing. False: interpreted. None (the default): ``$NLPDYN_JIT`` ("0", "1", "auto")
+    where set, else "auto". A function that cannot be generated (the conic plugins:
     qpOASES, ProxQP) or a missing compiler leaves it interpreted; ``Result.info["jit"]``
-    says what was compiled, loaded from the cache or left, and why. The first build takes
-    seconds (7-23 s for a 16- or 64-link chain's step), so it pays on long runs and
-    repeated ones."""
+    says what was compiled, loaded from the cache or left, and why."""
     max_penetration: float | None = None
     """Largest contact error (m: penetration, or a true gap still open where a contact force
     acts) accepted after the contact iterations; a step beyond it is retried with a smaller h.
@@ -308,7 +313,11 @@ class StepperSettings:
             if not (isinstance(value, (int, np.integer)) and not isinstance(value, bool)
                     and value >= least):
                 problems.append(f"{name} must be >= {least} (a whole number), got {value!r}")
-        for name in ("projection", "fallback", "polish", "strict", "jit"):
+        try:
+            resolve_mode(self.jit)
+        except ValueError as error:
+            problems.append(str(error))
+        for name in ("projection", "fallback", "polish", "strict"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 problems.append(f"{name} must be True or False, got {getattr(self, name)!r}")
         for name in ("qp_options", "nlp_options"):
@@ -476,6 +485,8 @@ class Stepper:
         self._inertia = (np.concatenate((blocks, blocks)),
                          np.linalg.inv(blocks) if cs.n_bodies else blocks)
         self.span = None        # the run's length, for rtol's share per step (``simulate``)
+        # jit "auto": the steps' wall time since the stepper was made (``_jit_check``)
+        self._jit_steps, self._jit_wall, self._jit_t0 = 0, 0.0, self.t
         self._restart()
         # the linearised joint rows, gap rows and EOM (relative), the Euler-parameter norms
         self._check_limits = np.array([10 * settings.check_tol] * 3 + [1e-2])
@@ -797,7 +808,36 @@ class Stepper:
     def _record(self, start, info) -> StepInfo:
         if self._log is not None:
             self._log.append((start, info, self.q, self.v, self.z))  # for result(): references only
+        if self.program.jit is not None and self.program.jit.mode == "auto":
+            self._jit_steps += 1
+            self._jit_wall += info.wall_time
+            if self._jit_steps % JIT_CHECK_EVERY == 0:
+                self._jit_check()
         return info
+
+    def _jit_check(self):
+        """jit "auto", every ``JIT_CHECK_EVERY`` steps: take the compiled functions whose
+        build has ended; once the run left (``span``), or without one the steps so far,
+        would take longer interpreted than ``JIT_LOOK_UP`` s, those found in the cache; and
+        start building the others once it would take longer than their build."""
+        jit = self.program.jit
+        if jit.poll():
+            jit.record["switched"] = jit.record.get("switched", []) + [float(self.t)]
+        if not jit.pending:
+            return
+        left = self._jit_wall
+        if self.span is not None:
+            pace = self._jit_wall / max(self.t - self._jit_t0, 1e-300)     # s per s simulated
+            left = pace * (self.t0 + self.span - self.t)
+        if left <= JIT_LOOK_UP:
+            return
+        cached = jit.record["cached"]
+        jit.look_up()
+        if jit.record["cached"] > cached:
+            jit.record["switched"] = jit.record.get("switched", []) + [float(self.t)]
+        if jit.pending and not jit.building and left > jit.build_seconds():
+            jit.record["started"] = jit.record.get("started", []) + [float(self.t)]
+            jit.start()
 
     # ------------------------------------------------------------------ error control (rtol)
     def _error_controlled_step(self, t_end, remaining, tic) -> StepInfo:
@@ -1747,6 +1787,10 @@ class Stepper:
 
 # a sustained contact is stepped at up to this many times ``contact_resolution``'s omega h
 SUSTAINED = 4.0
+# jit "auto" looks at the run's pace and its builds every this many steps, and at the cache
+# once the run left would take longer than this (s; the cache's key costs up to ~0.5 s at
+# 64 links)
+JIT_CHECK_EVERY, JIT_LOOK_UP = 16, 2.0
 # Newton's iterates that oscillate are bisected on the step turned back at most this many
 # times a step, each search at most CYCLE_BISECTIONS solves
 CYCLE_SEARCHES, CYCLE_BISECTIONS = 3, 40

@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 import nlpdyn as nd
 
@@ -120,6 +119,7 @@ def rocking_reference(t, angle=np.radians(11.3), friction=0.0, spin=0.0, clearan
     c theta'' = -g sin(theta) - sign(c theta' - spin R) mu (g cos(theta) + c theta'^2),
     the friction opposing the bore's slip on the pin. The slip is taken to keep its sign
     (the spin's share, spin R, exceeds c theta'; checked)."""
+    from scipy.integrate import solve_ivp
     c = clearance
 
     def rhs(_, y):
@@ -157,6 +157,7 @@ def planar_reference(clearance=1e-4, mass=1.0, cm_x=0.5, bar_length=1.0, bar_rad
     b = clearance (cos phi, sin phi) until the normal force vanishes; and so on. The energy
     change is recorded at the swing's first turning point (the angular velocity back to 0 on
     the far side)."""
+    from scipy.integrate import solve_ivp
     J = mass * (3 * bar_radius**2 + bar_length**2) / 12
     s_b, grav, c = np.array([-cm_x, 0.0]), np.array([0.0, -gravity]), clearance
     perp = np.array([[0.0, -1.0], [1.0, 0.0]])

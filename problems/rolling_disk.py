@@ -38,7 +38,6 @@ from functools import lru_cache
 
 import casadi as ca
 import numpy as np
-from scipy.integrate import solve_ivp
 
 import nlpdyn as nd
 
@@ -180,6 +179,7 @@ def steady_state(tilt=TILT, precession=PRECESSION, radius=RADIUS, mass=MASS, g=G
 def reference(t, tilt=TILT, precession=PRECESSION, radius=RADIUS, mass=MASS, g=G, x0=None):
     """The reference's states x = (q, q') at times t (rows), DOP853 at rtol 1e-12, from
     ``x0`` (default: :func:`steady_state`)."""
+    from scipy.integrate import solve_ivp
     t = np.asarray(t, dtype=float)
     x0 = steady_state(tilt, precession, radius, mass, g) if x0 is None else x0
     sol = solve_ivp(reference_rhs(radius, mass, g), (t[0], t[-1]), x0, method="DOP853",

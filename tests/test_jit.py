@@ -9,6 +9,7 @@ import pytest
 
 import nlpdyn as nd
 from nlpdyn import jit as jit_module
+from nlpdyn import stepper as stepper_module
 from nlpdyn.jit import Jit, find_compiler
 from problems import chain, clearance_pendulum, slider_crank
 
@@ -50,7 +51,7 @@ def test_compiled_steps_are_the_interpreters(case):
     build, t_end, h = CASES[case]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)    # the slider-crank's projected start
-        reference = nd.simulate(build(), t_end, h=h, progress=False)
+        reference = nd.simulate(build(), t_end, h=h, progress=False, jit=False)
         runs = [nd.simulate(build(), t_end, h=h, progress=False, jit=True) for _ in range(2)]
     for res in runs:
         assert res.success and len(res.t) == len(reference.t)
@@ -113,9 +114,74 @@ def test_a_damaged_library_is_built_again(cache):
     assert np.array_equal(np.asarray(g([0.1, 0.2, 0.3])).ravel(), expected)
 
 
-def test_jit_setting_is_checked():
-    with pytest.raises(nd.ModelError, match="jit must be True or False"):
+def test_jit_setting_is_checked(monkeypatch):
+    with pytest.raises(nd.ModelError, match="jit must be True, False, 'auto' or None"):
         nd.StepperSettings(jit="yes")
+    monkeypatch.setenv("NLPDYN_JIT", "fast")
+    with pytest.raises(nd.ModelError, match="NLPDYN_JIT must be 0, 1 or auto, got 'fast'"):
+        nd.StepperSettings()
+
+
+@pytest.mark.parametrize("given, mode", [("0", False), ("1", True), ("auto", "auto"),
+                                         (None, "auto")])
+def test_the_default_comes_from_the_environment(monkeypatch, given, mode):
+    """``jit=None`` (the default): ``$NLPDYN_JIT`` where set, else "auto"; a setting given
+    in the call wins."""
+    if given is None:
+        monkeypatch.delenv("NLPDYN_JIT", raising=False)
+    else:
+        monkeypatch.setenv("NLPDYN_JIT", given)
+    program = nd.Stepper(_stop_pendulum(), h=1e-3).program
+    assert (program.jit.mode if program.jit else False) == mode
+    assert nd.Stepper(_stop_pendulum(), h=1e-3, jit=False).program.jit is None
+
+
+def test_auto_leaves_a_short_run_alone(cache, monkeypatch):
+    """jit "auto" on a run shorter than ``JIT_LOOK_UP`` s: nothing keyed, built or loaded,
+    no word of it in the summary; the functions stay queued."""
+    monkeypatch.delenv("NLPDYN_JIT", raising=False)
+    res = nd.simulate(_stop_pendulum(), 0.1, h=1e-3, progress=False)
+    record = res.info["jit"]
+    assert record["mode"] == "auto" and record["compiled"] == record["cached"] == 0
+    assert "started" not in record and record["building"] == []
+    assert set(record["queued"]) == {"implicit_terms", "step_qp_sustained",
+                                     "velocity_projection"}
+    assert "jit" not in res.summary()
+    assert not cache.exists() or not list(cache.iterdir())
+
+
+@needs_compiler
+def test_auto_builds_aside_and_switches_without_changing_the_run(cache, monkeypatch):
+    """jit "auto" on a long run: the build starts in a process of its own while the steps
+    go on interpreted; once it is done the steps are compiled, and the run equals the
+    interpreted one bit for bit. The next stepper of the model finds the libraries in the
+    cache."""
+    monkeypatch.setattr(stepper_module, "JIT_LOOK_UP", 0.0)        # a long run, that is
+    monkeypatch.setattr(jit_module, "BUILD_SECONDS", (0.0, 0.0))
+    stepper = nd.Stepper(_stop_pendulum(), h=1e-3, jit="auto")
+    reference = nd.Stepper(_stop_pendulum(), h=1e-3, jit=False)
+    jit = stepper.program.jit
+    for _ in range(stepper_module.JIT_CHECK_EVERY):
+        stepper.step()
+        reference.step()
+    assert jit.building and not jit.pending       # the three functions, under way
+    jit._process.wait(timeout=120)
+    for _ in range(3 * stepper_module.JIT_CHECK_EVERY):
+        stepper.step()
+        reference.step()
+    assert jit.record["compiled"] == 3 and jit.record["switched"] and not jit.building
+    assert all(fast.function.class_name() != "MXFunction"
+               for fast in (stepper.program.velocity_projection(),
+                            stepper.program.implicit._function))
+    for _ in range(200):
+        stepper.step()
+        reference.step()
+    assert np.array_equal(stepper.q, reference.q) and np.array_equal(stepper.v, reference.v)
+    assert len(list(cache.glob("*.so"))) == 3 and not list(cache.glob("build-*"))
+    again = nd.Stepper(_stop_pendulum(), h=1e-3, jit="auto")
+    for _ in range(stepper_module.JIT_CHECK_EVERY):
+        again.step()
+    assert again.program.jit.record["cached"] == 3 and not again.program.jit.pending
 
 
 @needs_compiler
