@@ -109,9 +109,13 @@ def make_parser() -> argparse.ArgumentParser:
                              "gather, relative to the motion's scale (scheme midpoint)")
     parser.add_argument("--form", choices=("gauss", "explicit"),
                         help="the step program's form (default gauss)")
-    parser.add_argument("--jit", action="store_true",
-                        help="compile the step's functions with the system's C compiler "
-                             "(cached on disk; the first build takes seconds)")
+    jit = parser.add_mutually_exclusive_group()
+    jit.add_argument("--jit", action="store_const", const=True, default=None,
+                     help="compile the step's functions with the system's C compiler before "
+                          "the first step (cached on disk; the first build takes seconds; "
+                          "default: only on a run long enough to win the build back, aside)")
+    jit.add_argument("--no-jit", dest="jit", action="store_const", const=False,
+                     help="keep the step's functions interpreted")
     plot = parser.add_mutually_exclusive_group()
     plot.add_argument("--plot", help="overview plot file (.png, .pdf, .svg, ...; default "
                       "NAME.png; .png is appended to a name without suffix)")
@@ -364,7 +368,7 @@ def _step_options(parser, args, h) -> dict:
                      "(give --h-min)")
     return {k: v for k, v in (("step_control", args.step_control), ("form", args.form),
                               ("scheme", args.scheme), ("rtol", args.rtol),
-                              ("jit", args.jit)) if v}
+                              ("jit", args.jit)) if v is not None}
 
 
 def _output_files(parser, args, name):

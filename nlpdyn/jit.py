@@ -115,12 +115,20 @@ class Jit:
         The C compiler; default ``find_compiler()``.
     directory : path, optional
         The cache; default ``cache_dir()``.
+    mode : True or "auto"
+        True: :meth:`compile` builds what the cache lacks at once. "auto": it queues it
+        (``pending``) for :meth:`look_up` and :meth:`start`, and the caller takes the
+        compiled functions when :meth:`poll` says they are built.
 
     Attributes
     ----------
     record : dict
         ``compiled`` (functions built here), ``cached`` (loaded from the cache),
-        ``seconds`` (compile time), ``interpreted`` (function name -> why it was not compiled).
+        ``seconds`` (compile time), ``interpreted`` (function name -> why it was not
+        compiled); the stepper adds, in "auto" mode, the times a build was ``started`` and
+        the run ``switched`` to compiled functions.
+    pending : list
+        "auto": the functions not compiled yet.
 
     Examples
     --------

@@ -190,3 +190,8 @@ def test_command_line_jit(capsys):
     from nlpdyn.__main__ import main
     assert main(["pendulum", "--t-end", "0.05", "--quiet", "--no-plot", "--jit"]) == 0
     assert "compiled (jit): 2 built" in capsys.readouterr().out
+    assert main(["pendulum", "--t-end", "0.05", "--quiet", "--no-plot", "--no-jit"]) == 0
+    assert "jit" not in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["pendulum", "--jit", "--no-jit"])
+    assert "not allowed with argument" in capsys.readouterr().err
