@@ -312,7 +312,7 @@ class Result:
           pin); large with ``contact="end_normal"``. It also
           holds what a bore loses when it jams with every gap already closed (both bore ends
           and an axial face in contact, kN forces for ~1 ms): that loss does not shrink with
-          h and is physics the gap test cannot see (README, "Clearance joints").
+          h and is physics the gap test cannot see (docs/guide/joints.md, "Clearance joints").
         - ``residual``: what no agent did, the rest of the time discretisation, split into
           ``residual:gyroscopic`` (the explicit w x J w term), ``residual:potential`` (the
           conservative forces' work against the change of their stored energy and of the
@@ -395,8 +395,8 @@ class Result:
     def contact_friction(self, name) -> np.ndarray:
         """Tangential (Coulomb friction) contact force magnitudes (N), shape (n_points,
         n_gaps), beside ``contact_force``; at most the friction coefficient times it (to the
-        polygon's 1 - cos(pi/8) inside the cone, README "Coulomb friction in clearance
-        joints").
+        polygon's 1 - cos(pi/8) inside the cone, docs/guide/friction.md "Coulomb friction in
+        clearance joints").
 
         Examples
         --------
