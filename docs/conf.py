@@ -46,7 +46,7 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
 # --- Markdown pages (README's sections, docs/CASES.md, docs/FORMULATION.md) -----------------
-myst_enable_extensions = ["dollarmath", "colon_fence"]
+myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
 
 # --- Gallery: every example runs at build time (a few seconds each) and keeps its figure --
