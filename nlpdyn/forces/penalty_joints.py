@@ -666,13 +666,13 @@ def penalty_version(joint, law, *, clearance=None, radius=None, length=None,
     Parameters
     ----------
     joint : ClearanceJoint, Spherical, Revolute or Cylindrical
-        A ``SphericalClearance``, ``CylindricalClearance``, ``RevoluteClearance`` or
-        ``PrismaticClearance`` joint, or an ideal ``Spherical``, ``Revolute`` or
-        ``Cylindrical`` joint. A complementarity clearance joint (its data is copied; ``clearance``, ``radius``,
-        ``length``, ``axial_clearance`` override it when given) or an ideal joint (then the
-        penalty joint has ``clearance`` and ``axial_clearance`` (default 0: a bushing-like
-        joint with no play) and needs ``radius`` and ``length`` for Revolute/Cylindrical;
-        ``radius`` of a Spherical is the optional ball radius).
+        A complementarity clearance joint (``SphericalClearance``, ``CylindricalClearance``,
+        ``RevoluteClearance``, ``PrismaticClearance``; its data is copied; ``clearance``,
+        ``radius``, ``length``, ``axial_clearance`` override it when given) or an ideal joint
+        (``Spherical``, ``Revolute``, ``Cylindrical``; then the penalty joint has
+        ``clearance`` and ``axial_clearance`` (default 0: a bushing-like joint with no play)
+        and needs ``radius`` and ``length`` for Revolute/Cylindrical; ``radius`` of a
+        Spherical is the optional ball radius).
     law : ContactLaw
     n_strips, axial_law, tilt_correction
         For the cylindrical and revolute elements.
