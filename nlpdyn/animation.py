@@ -56,8 +56,8 @@ def animate(res, path, fps: float = 25.0, speed: float = 1.0, magnify_clearance:
     pathlib.Path
         The GIF or MP4 written.
 
-    Example
-    -------
+    Examples
+    --------
     >>> res.animate("pendulum.gif", fps=20, magnify_clearance=50)     # doctest: +SKIP
     """
     import matplotlib.pyplot as plt

@@ -73,8 +73,8 @@ def as_unit_vector(value, owner, label):
     ``UNIT_NORMALISE`` of 1 (a ``UserWarning`` naming ``owner`` and ``label`` when the error
     is above round-off), else as :func:`as_vector` leaves it (``problems()`` refuses it).
 
-    Example
-    -------
+    Examples
+    --------
     >>> as_unit_vector((0, 0, 1), "revolute joint 'hinge'", "axis")
     array([0., 0., 1.])
     """

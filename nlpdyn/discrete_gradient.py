@@ -51,8 +51,8 @@ def difference_quotient(V, s0, s1):
         the midpoint) to round-off: |s1 - s0| |V'|max QUOTIENT_ROUNDOFF <= eps (|V(s0)| +
         |V(s1)|). There the midpoint's own error, ~ V''' (s1 - s0)^2, is far smaller.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import casadi as ca
     >>> dV = difference_quotient(lambda s: ca.fmax(s, 0) ** 2, ca.DM(-1.0), ca.DM(2.0))
     >>> float(dV)                  # (4 - 0) / 3: exact across the kink at 0
@@ -82,8 +82,8 @@ def chord_pullback(pullback, q0, q1, w):
     ``pullback(q, w)`` = (ds/dq)^T w at each point: one reverse sweep a point, not a
     Jacobian.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import casadi as ca
     >>> q, w = ca.SX.sym("q"), ca.SX.sym("w")
     >>> pullback = ca.Function("pb", [q, w], [ca.jtimes(q**3, q, w, True)])
@@ -114,8 +114,8 @@ def discrete_gradient(coordinates, pullback, laws, q0, q1):
     -------
     casadi.SX, shape (nq, 1)
 
-    Example
-    -------
+    Examples
+    --------
     A spring of rest length 1 on the squared length s = |q|^2 (quadratic along any chord, so
     its average gradient is exact): the balance holds to round-off however long the step.
 

@@ -11,8 +11,8 @@ its centre of mass to every joint and element point on it.
 per frame, with the offsets inside clearance joints magnified on request; :func:`outlines`
 the lines that draw a body in its frame.
 
-Example
--------
+Examples
+--------
 >>> import nlpdyn as nd
 >>> s = nd.System()
 >>> crank = s.add_body("crank", mass=0.12, inertia=(1e-4, 1e-4, 1e-5),

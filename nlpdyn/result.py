@@ -312,7 +312,7 @@ class Result:
           pin); large with ``contact="end_normal"``. It also
           holds what a bore loses when it jams with every gap already closed (both bore ends
           and an axial face in contact, kN forces for ~1 ms): that loss does not shrink with
-          h and is physics the gap test cannot see (README, "Clearance joints").
+          h and is physics the gap test cannot see (docs/guide/joints.md, "Clearance joints").
         - ``residual``: what no agent did, the rest of the time discretisation, split into
           ``residual:gyroscopic`` (the explicit w x J w term), ``residual:potential`` (the
           conservative forces' work against the change of their stored energy and of the
@@ -327,8 +327,8 @@ class Result:
         :func:`~nlpdyn.simulate_ode` results the works are quadratures between output points
         and the residual holds their quadrature error.
 
-        Example
-        -------
+        Examples
+        --------
         >>> ledger = res.energy_ledger()                                # doctest: +SKIP
         >>> ledger.iloc[-1][["total", "impact:pin", "contact:pin", "residual"]]  # doctest: +SKIP
         """
@@ -383,8 +383,8 @@ class Result:
         global, shape (n_points, n_gaps, 3) (row 0 is zero; all zero for a joint without
         friction).
 
-        Example
-        -------
+        Examples
+        --------
         >>> res.contact_friction_vector("pin")[-1]          # doctest: +SKIP
         """
         start, stop, _ = self._gap_rows(name)
@@ -395,11 +395,11 @@ class Result:
     def contact_friction(self, name) -> np.ndarray:
         """Tangential (Coulomb friction) contact force magnitudes (N), shape (n_points,
         n_gaps), beside ``contact_force``; at most the friction coefficient times it (to the
-        polygon's 1 - cos(pi/8) inside the cone, README "Coulomb friction in clearance
-        joints").
+        polygon's 1 - cos(pi/8) inside the cone, docs/guide/friction.md "Coulomb friction in
+        clearance joints").
 
-        Example
-        -------
+        Examples
+        --------
         >>> res.contact_friction("pin").max()               # doctest: +SKIP
         """
         return np.linalg.norm(self.contact_friction_vector(name), axis=2)
@@ -671,8 +671,8 @@ class Result:
             took over. A universal joint's modes follow its angle: arrays per step,
             (n_steps, 6, k), at each step's start.
 
-        Example
-        -------
+        Examples
+        --------
         >>> res.joint_modes("pivot")["free"].ravel()                  # doctest: +SKIP
         array([0., 0., 1., 0., 0., 0.])
         """
@@ -720,8 +720,8 @@ class Result:
             constraint forces along the constrained modes (an excited mode's column is the
             force that maintains the excitation); ``"wrench"`` (n_steps, 6): A.
 
-        Example
-        -------
+        Examples
+        --------
         >>> f = res.joint_forces("pivot", applied=["motor"])             # doctest: +SKIP
         >>> f["applied"][:, 0]       # the motor torque about the axis   # doctest: +SKIP
         """

@@ -146,8 +146,8 @@ def sweep(builder, grid, *, t_end, h, metrics=None, executor=None, save_dir=None
     ``ProcessPoolExecutor`` is shut down without waiting and its workers are sent Ctrl-C
     (SIGINT), so that their running points end too.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> def pendulum(length):
     ...     s = nd.System(gravity=(0, 0, -9.81))

@@ -41,8 +41,8 @@ class System:
     be changed (a body's mass, a spring's stiffness, ...): the next :meth:`compile` (every
     ``simulate`` and ``Stepper`` calls it) sees the change and validates and builds again.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System(gravity=(0, 0, -9.81))
     >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.0838, 0.0838), position=(0.5, 0, 0))
@@ -64,8 +64,8 @@ class System:
     def gravity(self) -> np.ndarray:
         """Gravity's acceleration (m/s^2, global); set it as any 3 numbers.
 
-        Example
-        -------
+        Examples
+        --------
         >>> import nlpdyn as nd
         >>> s = nd.System()
         >>> s.gravity = (0, -9.81, 0)
@@ -99,8 +99,8 @@ class System:
         centre of mass), None for the default (:mod:`nlpdyn.geometry`). Allowed after a run:
         shapes only draw.
 
-        Example
-        -------
+        Examples
+        --------
         >>> import nlpdyn as nd
         >>> s = nd.System()
         >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
@@ -1005,8 +1005,8 @@ class CompiledSystem:
         OVERFLOW) at time ``t`` and the state (q, v, history z): what a step that met
         non-finite numbers names.
 
-        Example
-        -------
+        Examples
+        --------
         >>> import nlpdyn as nd
         >>> s = nd.System()
         >>> bar = s.add_body("bar", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))

@@ -74,8 +74,8 @@ def columns(res) -> dict:
 def to_dataframe(res):
     """``res`` as a pandas DataFrame, one row per output time (columns: module docstring).
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System()
     >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.0838, 0.0838), position=(0.5, 0, 0))

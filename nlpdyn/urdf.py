@@ -345,8 +345,8 @@ def from_urdf(source, *, base="fixed", configuration=None, velocities=None,
     ImportError
         When yourdfpy is not installed (``pip install 'nlpdyn[urdf]'``).
 
-    Example
-    -------
+    Examples
+    --------
     A rod hanging from a hinge about Y, started at 0.3 rad:
 
     >>> import nlpdyn as nd

@@ -94,8 +94,8 @@ def view_html(res, path, fps: float = 25.0, speed: float = 1.0, magnify_clearanc
     pathlib.Path
         The HTML file written (~5 MB: plotly.js is embedded).
 
-    Example
-    -------
+    Examples
+    --------
     >>> res.view_html("pendulum.html")                               # doctest: +SKIP
     """
     try:

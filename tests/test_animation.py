@@ -97,6 +97,7 @@ def test_frame_indices():
 
 
 # ------------------------------------------------------------------ animation files
+@pytest.mark.slow
 def test_gif(res, tmp_path):
     from PIL import Image
     path = res.animate(tmp_path / "run.gif", fps=20, magnify_clearance=20.0, dpi=40)

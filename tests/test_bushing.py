@@ -266,6 +266,7 @@ def test_stepper_translation_matches_its_discrete_closed_form(h, scheme):
     assert abs(phi / h - w) <= (h * w) ** 2 * w / 24 * 1.01
 
 
+@pytest.mark.slow
 def test_damping_dissipates():
     """A damped bushing (scipy run): the energy never rises, and what it loses is the
     integral of c du^2 + c_r dtheta^2 (trapezoid rule over steps of at most 1e-4 s:

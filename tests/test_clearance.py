@@ -146,6 +146,7 @@ def _deviation(res, ideal, t_max):
     return np.hypot(x - ideal.position("bar")[keep, 0], y - ideal.position("bar")[keep, 1]).max()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("h", [1e-3, 2.5e-4])
 def test_clearance_to_zero_moves_like_the_ideal_joint(h):
     """Planar clearance pendulum (CASES.md #3 data, cm_z = 0) against the ideal revolute:
@@ -163,6 +164,7 @@ def test_clearance_to_zero_moves_like_the_ideal_joint(h):
     assert 5 < early[0] / early[1] < 20                    # linear in c
 
 
+@pytest.mark.slow
 def test_planar_reference_loses_exactly_the_plastic_impact():
     """The event-driven scipy model (no nlpdyn) of the bar falling onto the pin: one impact,
     losing m g c J / (J + m r^2), then contact to the first turning point without losing
@@ -183,6 +185,7 @@ def drop_runs():
                            t_end=1.1, h=h, progress=False) for h in (2e-3, 1e-3)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("h", [2e-3, 1e-3])
 def test_drop_onto_the_pin_loses_the_plastic_impact(drop_runs, h):
     """A bar (1 kg, CoM 0.5 m from the pin) released horizontal with the bore centred in a
@@ -206,6 +209,7 @@ def test_drop_onto_the_pin_loses_the_plastic_impact(drop_runs, h):
     assert -loss[0] == pytest.approx(reference, rel=0.1)
 
 
+@pytest.mark.slow
 def test_drop_sliding_loses_less_than_with_end_normals(drop_runs):
     """What the drop loses beyond the plastic impact by the first turning point (the sliding
     and the rattle) is less than half of what the end-normal contact step ("cone_end")
@@ -220,6 +224,7 @@ def test_drop_sliding_loses_less_than_with_end_normals(drop_runs):
         assert 0 < excess[0] < excess[1] / 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("h", [1e-3, 5e-4])
 def test_sustained_frictionless_contact_does_no_work(h):
     """The bar spinning about the pin at 10 rad/s without gravity, its bore pressed outward:
@@ -273,6 +278,7 @@ def _late(res, angle):
     return angle[res.t >= 0.1 - 1e-12]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("h", [1e-3, 5e-4])
 def test_rocking_in_the_bore_keeps_its_amplitude(rocking_runs, h):
     """A 10 kg wheel in a 0.5 mm frictionless revolute clearance, its bore started 11.3 deg up
@@ -295,6 +301,7 @@ def test_rocking_in_the_bore_keeps_its_amplitude(rocking_runs, h):
         assert error <= 0.6 * np.abs(coarse[0] - coarse[1]).max()
 
 
+@pytest.mark.slow
 def test_rocking_with_end_normals_is_damped(rocking_runs):
     """Scheme "euler" with the end-of-step normals ("cone_end"): each step in sustained
     contact takes lam c dphi^2, and the same wheel keeps less than half of its amplitude
@@ -303,6 +310,7 @@ def test_rocking_with_end_normals_is_damped(rocking_runs):
     assert np.abs(_late(res, angle)).max() < 0.5 * np.abs(_late(res, reference)).max()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("h", [1e-3, 5e-4])
 def test_rocking_about_the_friction_angle(rocking_runs, h):
     """The same wheel with friction 0.2, spinning at -10 rad/s: its bore slips on the pin
@@ -416,6 +424,7 @@ def test_contact_iterations_reach_the_cone_step_of_a_jammed_bore():
 CASE3_FIRST_TURNING_POINT_LOSS = 4.25e-3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("h", [1e-3, (1e-3, 2e-3)])
 def test_out_of_plane_clearance_pendulum(h):
     """CASES.md #3 as given (cm_z = 0.05 m, 2 s): the bore tilts and jams against the pin and
@@ -440,6 +449,7 @@ def test_out_of_plane_clearance_pendulum(h):
     assert (res.energy - res.energy[0]).max() <= (ideal.energy - ideal.energy[0]).max()
 
 
+@pytest.mark.slow
 def test_seed_linearised_gaps_stop_at_the_jam_unless_projected():
     """The seed's rows alone (gaps linearised at the start of the step, one solve) penetrate,
     and on CASES.md #3 the jammed bore pushes the penetration beyond 1 % of the clearance at
@@ -490,6 +500,7 @@ def test_step_shrinks_to_end_at_contact_onset(control, method):
     assert gap[13] >= d - 1e-8 and -1e-10 <= gap[14] <= 1e-6     # closed to the gap tolerance
 
 
+@pytest.mark.slow
 def test_slender_rod_in_a_spherical_clearance_keeps_its_spin():
     """A slender rod (axial inertia 1e-4) precessing on a ball joint with 0.1 mm clearance.
     The contact acts on the rod's axis, so the spin about that axis is constant in the exact

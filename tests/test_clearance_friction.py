@@ -94,6 +94,7 @@ def test_sliding_decelerates_at_mu_g_then_sticks():
 HALF = np.pi / FRICTION_DIRECTIONS     # midway between two polygon directions
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("angle, share", [(0.0, 0.99), (HALF, 0.99 * np.cos(HALF))])
 def test_push_inside_the_cone_does_not_move_it(angle, share):
     """A push of ``share`` mu m g along a polygon vertex (angle 0) and midway between two

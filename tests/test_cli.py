@@ -31,6 +31,7 @@ def assert_png(path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, variant", CASES, ids=IDS)
 def test_every_variant_runs_and_plots(name, variant, tmp_path, capsys):
     """Each case and variant runs briefly and writes its overview plot (and, with clearance
@@ -229,6 +230,7 @@ def test_option_the_builder_cannot_take(option, message, monkeypatch, capsys):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_runs_from_any_directory(tmp_path):
     """The case studies are found beside the package, whatever the working directory."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}

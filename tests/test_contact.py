@@ -35,6 +35,7 @@ def test_zero_gap_iterations_is_the_seeds_linearised_scheme():
     assert a.gaps.min() < -1e-7          # the linearised rows penetrate by ~h^2 |v|^2 / c
 
 
+@pytest.mark.slow
 def test_fallback_steps_are_counted_and_still_meet_the_gaps():
     """With too few chord iterations for CASES.md #3 (2), some steps do not converge: each is
     redone by the fallback scheme from a fresh first solve, marked in the step record and
@@ -58,6 +59,7 @@ def test_fallback_steps_are_counted_and_still_meet_the_gaps():
     assert not without.stats.contact_fallback.any()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("contact", ["cone", "cone_end"])
 def test_ipopt_takes_the_same_cone_steps_as_the_qp(contact):
     """Scheme "euler" (the midpoint step takes solver "direct" or "qp" only): solver="ipopt"
@@ -138,6 +140,7 @@ def test_bad_contact_coordinates_name_the_element():
     assert "socket 'cup': a flat gap needs one contact coordinate, got 3" in str(err.value)
 
 
+@pytest.mark.slow
 def test_large_systems_take_the_sparse_qp_and_the_same_steps():
     """A chain of 12 links on clearance joints (72 velocity unknowns) is solved by proxqp's
     sparse backend by default; its steps equal dense qpOASES's to the QP tolerance."""

@@ -83,6 +83,7 @@ def test_sustained_contact_is_stepped_at_h():
     assert np.mean(late > 0.999e-3) > 0.9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gravity", [(0, 0, -9.81), (0, 0, 0), (9.81, 0, 0)])
 def test_resolution_keeps_the_elastic_stop_energy(gravity):
     """A Hertz stop hit at 1 m/s by a heavy (100 kg) or light (0.01 kg) slider, any gravity
@@ -126,6 +127,7 @@ def test_short_steps_reach_the_implicit_tolerance_or_its_round_off():
     assert res.velocity("slider")[-1, 0] == pytest.approx(ref.y[1, -1], abs=1e-5 * change)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("K, h", [(5e4, 2e-3), (1e6, 2e-3), (1e6, 1e-3)])
 def test_kelvin_voigt_impact_is_resolved_on_its_loading_branch(K, h):
     """The modified Kelvin-Voigt law (c_e = 0.01) loads along K delta (a quarter period
@@ -142,6 +144,7 @@ def test_kelvin_voigt_impact_is_resolved_on_its_loading_branch(K, h):
     assert res.info["contact_resolution"]["shortened_steps"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("speed, mass", [(1e-5, 1.0), (1e-6, 1.0), (1e-5, 20.0)])
 def test_slow_touchdown_on_a_hysteresis_law_steps_at_h(speed, mass):
     """A slider pressed by gravity onto a Lankarani-Nikravesh stop it touches at 1e-5 or

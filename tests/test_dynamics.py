@@ -22,6 +22,7 @@ def free_runs():
             for h in (2e-3, 1e-3, 5e-4)}
 
 
+@pytest.mark.slow
 def test_free_body_invariants_drift_first_order_with_euler(free_runs):
     """Torque-free: global angular momentum and energy are invariants; the seed's
     semi-implicit Euler with the explicit gyroscopic term drifts O(h) over a fixed time:
@@ -37,6 +38,7 @@ def test_free_body_invariants_drift_first_order_with_euler(free_runs):
     assert np.all(np.abs(_ratios(E_drift) - 2) < 0.3)
 
 
+@pytest.mark.slow
 def test_free_body_norm_error_is_second_order_with_euler(free_runs):
     """The seed's semi-implicit Euler: its linearised normalisation row makes
     |p1|^2 = 1 + h^2 |pdot|^2 exactly, with |pdot|^2 = |w1'|^2 / (4 n) + a^2 n, n = |p0|^2,
@@ -112,6 +114,7 @@ def crank_runs():
             for h in (1e-3, 5e-4)}
 
 
+@pytest.mark.slow
 def test_slider_crank_initial_velocities_projected(crank_runs):
     res = crank_runs[1e-3]
     ip = res.initial_projection
@@ -120,6 +123,7 @@ def test_slider_crank_initial_velocities_projected(crank_runs):
     assert res.success
 
 
+@pytest.mark.slow
 def test_slider_crank_constraint_violation_bounded(crank_runs):
     """Violation is each step's own: the midpoint's joint rows ask the step's end to meet the
     constraints to O(h^3), and it does not accumulate."""
@@ -141,6 +145,7 @@ def test_slider_crank_with_euler_energy_first_order_violation_second_order():
     assert 3.2 < v1 / v2 < 4.8
 
 
+@pytest.mark.slow
 def test_slider_crank_slider_within_kinematic_limits(crank_runs):
     """The slider stays within the closed-form range (up to what the joint violation allows,
     amplified by dx/dL = L / x_min) and reaches both ends: the crank turns fully."""

@@ -103,6 +103,7 @@ def oscillator(k=40.0, m=0.5, damping=0.0, x0=0.05):
     return s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["euler", None])
 def test_spring_oscillator_matches_harmonic_solution(scheme):
     """x0 cos(omega t): the error is first order in h with the seed's "euler", second order

@@ -33,6 +33,7 @@ def _works(ledger):
     return [c for c in ledger.columns if c.split(":")[0] in ("work", "impact", "contact")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_ledger_closes_on_every_case_study(case):
     """total - total[0] = sum of the works + residual, row by row, to round-off; the total is
@@ -115,6 +116,7 @@ def test_driver_work_is_the_energy_it_feeds_in():
     assert abs(out[1e-3][1]) < 0.6 * abs(out[2e-3][1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["euler", None])
 def test_gyroscopic_residual_is_all_a_free_top_changes(scheme):
     """A torque-free top: nothing acts on it, so its energy change is the gyroscopic term's

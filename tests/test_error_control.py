@@ -49,6 +49,7 @@ CASES = {"chain2": (lambda: chain.build(2), _chain_error),
          "top": (free_top.build, _top_error)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_rtol_meets_its_tolerance(case):
     """At rtol 1e-4 the error at t = 2 s is at most 10 rtol (measured: 2-link chain's angles
@@ -64,6 +65,7 @@ def test_rtol_meets_its_tolerance(case):
     assert record["solves"] >= 1.5 * (len(res.t) - 1)      # two steps and their check, a pair
 
 
+@pytest.mark.slow
 def test_rtol_beats_a_fixed_h_of_as_many_steps():
     """Where the motion's pace changes (the chain's whip), the steps rtol chooses are more
     accurate over the run than as many steps of one h: fewer steps at equal accuracy
@@ -83,6 +85,7 @@ def test_rtol_beats_a_fixed_h_of_as_many_steps():
         largest_error(controlled), largest_error(fixed))
 
 
+@pytest.mark.slow
 def test_changing_h_keeps_second_order_and_energy():
     """Steps of h drawn from [0.5, 1.5] h_0, and one step in 50 of h_0 / 2400 (a rejected
     step's retry, a step cut to an output time): the state does not depend on the next h, so
@@ -148,6 +151,7 @@ def test_rtol_refusals_all_at_once():
     assert "atol must be >= 0" in str(err.value)
 
 
+@pytest.mark.slow
 def test_rtol_steps_through_a_penalty_impact():
     """A contact element's force grows from zero with the penetration: step doubling shortens
     h through the impact (Lankarani-Nikravesh, e = 0.75, contact ~5 ms), and the exit speed
@@ -164,6 +168,7 @@ def test_rtol_steps_through_a_penalty_impact():
     assert errors[1] < errors[0] / 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gravity", [(0, 0, -9.81), (0, 0, 0), (9.81, 0, 0)])
 def test_rtol_keeps_an_elastic_stop_energy(gravity):
     """A Hertz stop hit at 1 m/s by a heavy (100 kg) or light (0.01 kg) slider, any gravity

@@ -21,6 +21,7 @@ def frequency(t, signal):
     return 2 * np.pi * (len(found) - 1) / (found[-1] - found[0])
 
 
+@pytest.mark.slow
 def test_vertical_mode_and_static_sag():
     """Released on unloaded springs, the base bounces about m g / (4 k_z) = 0.49 mm at
     sqrt(4 k_z / m) = 141 rad/s (h = 5e-5: omega h = 0.007; the implicit springs' numerical
@@ -36,6 +37,7 @@ def test_vertical_mode_and_static_sag():
     assert np.abs(res.position("base")[:, :2]).max() <= 1e-12      # no sway: it decouples
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode, spin", [("rock_x", (0.05, 0, 0)), ("rock_y", (0, 0.05, 0)),
                                         ("yaw", (0, 0, 0.05))])
 def test_rotational_modes(mode, spin):

@@ -28,6 +28,7 @@ def tip_sag(elements):
     return -tip[1]
 
 
+@pytest.mark.slow
 def test_static_sag_converges_to_euler_bernoulli_at_second_order():
     """q L^4 / (8 E I) = 1.37515 mm; the sdes at the sections' middles make the error fall
     with the square of the section length (measured 2.0 % with 5 sections, 0.50 % with 10)."""
@@ -37,6 +38,7 @@ def test_static_sag_converges_to_euler_bernoulli_at_second_order():
     assert 3.5 <= errors[0] / errors[1] <= 4.5
 
 
+@pytest.mark.slow
 def test_first_bending_frequency_is_euler_bernoulli():
     """Released straight under gravity, the tip oscillates about its sag at the first
     bending mode: 1.8751^2 / (2 pi) sqrt(E I / (rho A L^4)) = 16.71 Hz, within 0.5 % with
@@ -107,6 +109,7 @@ def test_twist_is_torque_times_length_over_g_j():
     assert np.arctan2(R[2, 1], R[1, 1]) == pytest.approx(T * L / (E / 2.6 * J), rel=1e-6)
 
 
+@pytest.mark.slow
 @STATIC
 def test_axial_and_shear_springs_add_p_l_over_e_a_and_p_l_over_kappa_g_a():
     """With axial_shear the link stretches by P L / (E A) under an axial tip load, and a

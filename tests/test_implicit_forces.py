@@ -112,6 +112,7 @@ def _nodal_energy(k, m, x0, v0, h):
     return 0.5 * m * v0**2 + 0.5 * k * x0**2 + C * v0 + C**2 / (2 * m)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [1e4, 1e6, 1e8])
 def test_euler_undamped_implicit_spring_keeps_its_nodal_energy(k):
     """Scheme "euler": without damping the energy-consistent step keeps the oscillator's
@@ -131,6 +132,7 @@ def test_euler_undamped_implicit_spring_keeps_its_nodal_energy(k):
     assert np.abs(free.energy - 0.5 * m * 0.3**2).max() < tol * 0.5 * m * 0.3**2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [1e4, 1e6, 1e8])
 def test_midpoint_undamped_implicit_spring_keeps_the_given_energy(k):
     """Scheme "midpoint" carries nothing between steps: without damping the energy-consistent
@@ -146,6 +148,7 @@ def test_midpoint_undamped_implicit_spring_keeps_the_given_energy(k):
         assert np.abs(res.energy_ledger()["residual"]).max() < tol * E0
 
 
+@pytest.mark.slow
 def test_explicit_stiff_spring_blows_up_where_implicit_is_stable():
     """h sqrt(k/m) = 7 > 2: the explicit step (symplectic Euler, or Stormer-Verlet in the
     midpoint scheme) is unstable; both in-step evaluations stay within the amplitude of the
@@ -215,6 +218,7 @@ def test_element_memory_is_updated_after_every_step():
     assert np.allclose(res.velocity("m")[:, 0], h * steps * (steps - 1) / 6.0, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["euler", "midpoint"])
 @pytest.mark.parametrize("evaluation", ["explicit", "implicit", "backward_euler"])
 def test_energy_balance_closes_per_element(evaluation, scheme):
@@ -249,6 +253,7 @@ def _stop_pendulum(hinges=1):
     return s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["euler", "midpoint"])
 def test_direct_solver_takes_implicit_elements(scheme):
     """Without gaps the default solver is the KKT system's sparse LDL^T ("direct"), also for
@@ -368,6 +373,7 @@ def test_implicit_newton_hessian_is_the_per_element_psd_part(evaluation, scheme)
         assert coarse <= 0.05 and fine <= 0.6 * coarse
 
 
+@pytest.mark.slow
 def test_implicit_hessian_pattern_grows_linearly_with_the_bodies():
     from problems import chain
     nnz = {n: nd.Stepper(chain.build(n, bushing=(1e5, 1e2)), h=1e-3).program.implicit.nnz

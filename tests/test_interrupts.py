@@ -38,6 +38,7 @@ def _assert_consistent(res):
     assert np.abs(closure).max() <= 1e-10 * max(1.0, np.abs(ledger.total).max())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(50))
 def test_ctrl_c_keeps_the_partial_result(seed):
     rng = np.random.default_rng(seed)
@@ -47,6 +48,7 @@ def test_ctrl_c_keeps_the_partial_result(seed):
     assert res.t[-1] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(50))
 def test_a_second_ctrl_c_inside_a_step_still_keeps_it(seed):
     rng = np.random.default_rng(100 + seed)

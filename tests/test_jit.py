@@ -43,6 +43,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @needs_compiler
 @pytest.mark.parametrize("case", CASES)
 def test_compiled_steps_are_the_interpreters(case):

@@ -267,6 +267,7 @@ def _assert_converges(errors, steps, w_c, evaluation, whole_damping=False):
     assert errors[-1].max() < 1e-4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(SLIDER_CASES))
 def test_translation_stop_impact_against_scipy(case):
     """A 1 kg slider at 1 m/s hits a stop 1 mm ahead: maximum penetration and exit velocity
@@ -289,6 +290,7 @@ def test_translation_stop_impact_against_scipy(case):
                       evaluation == "implicit" and law.damping_step == "whole")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("evaluation", ["implicit", "backward_euler"])
 @pytest.mark.parametrize("law", [Hertz(50.0, 1.5), LankaraniNikravesh(50.0, 1.5, 0.75)],
                          ids=["hertz", "ln"])
@@ -311,6 +313,7 @@ def test_rotation_stop_impact_against_scipy(law, evaluation):
     _assert_converges(errors, steps, np.pi / 0.09, evaluation)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("e", [0.75, 0.9, 0.99])
 def test_lankarani_nikravesh_stop_restitution(e):
     """The energy an LN stop takes, 1 - (v_out / v_in)^2, is 1 - e^2 to first order in
@@ -406,6 +409,7 @@ def _in_play(res):
     return float((ledger["kinetic"] + ledger["stored:stop"] + carried).max())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [1e4, 1e6])
 def test_elastic_stop_pendulum_keeps_its_energy(k):
     """The bar falls onto a Hertz stop and rebounds for 1 s at h = 1e-3 (the stop
@@ -469,6 +473,7 @@ def _stop_pendulum_loss(law, t_end=1.0):
     return 0.5 * I * y[1] ** 2 - 0.5 * m * g * L * np.sin(y[0]) + stored
 
 
+@pytest.mark.slow
 def test_elastic_stop_without_gravity_returns_the_energy():
     """Without gravity the bar turning at 3 rad/s hits the stop, rebounds, hits the other
     one (1.5 J, all of it stored at the deepest point): the stop's discretisation changes
@@ -487,6 +492,7 @@ def test_elastic_stop_without_gravity_returns_the_energy():
         assert np.allclose(change, ledger["work:hinge"] + ledger["residual"], atol=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [1e4, 1e6])
 @pytest.mark.parametrize("kind", ["ln", "kv"])
 def test_euler_hysteresis_stop_loses_its_own_work(kind, k):
@@ -525,6 +531,7 @@ def test_euler_hysteresis_stop_loses_its_own_work(kind, k):
         assert abs(whole.energy[-1] - whole.energy[0] - work) > 0.05 * abs(work)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damping_step", ["split", "whole"])
 @pytest.mark.parametrize("kind", ["ln", "kv"])
 def test_midpoint_unresolved_hysteresis_stop_loses_its_own_work(kind, damping_step):

@@ -326,6 +326,7 @@ def test_finite_motions_allowed_and_forbidden(kind, parent, t):
     assert np.abs(model.phi(q, t)).max() > 1e-3
 
 
+@pytest.mark.slow
 def test_redundant_planar_loops_move_like_non_redundant_ones():
     """IFToMM A02 with 3 four-bar loops: spatial revolutes leave 9 redundant rows; the same
     mechanism with the right-hand joints as planar point coincidences has none. The
@@ -339,6 +340,7 @@ def test_redundant_planar_loops_move_like_non_redundant_ones():
     assert abs(runs[0].energy[-1] - runs[1].energy[-1]) <= 1e-8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [{}, dict(refinement_steps=10),
                                      dict(solver="qp", scheme="euler")])
 def test_overconstrained_spatial_loop_moves_like_its_independent_rows(options):

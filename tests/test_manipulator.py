@@ -19,6 +19,7 @@ def _friction(friction):
         pytest.skip("nd.LuGreFriction is not in this nlpdyn yet")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flexible_base,flexible_link,friction", [
     pytest.param(*v, id=m.variant_name(*v),
                  marks=[pytest.mark.slow] if v[2] and (v[0] or v[1]) else [])   # ~10 ms a step

@@ -27,6 +27,7 @@ def _run(system, t_end, h, scheme="midpoint", **settings):
 
 
 # ---------------------------------------------------------------- planar chains vs DOP853
+@pytest.mark.slow
 @pytest.mark.parametrize("n_links", [2, 4])
 def test_chain_angles_converge_second_order(n_links):
     """Released horizontal: the link angles at t = 1 s against DOP853 in minimal
@@ -53,6 +54,7 @@ def _free_top_reference(t_end):
                      method="DOP853", rtol=1e-13, atol=1e-14).y[:, -1]
 
 
+@pytest.mark.slow
 def test_free_top_second_order_and_energy_kept():
     """Torque-free tumbling about the intermediate axis: body-frame angular velocity and
     Euler parameters at 2 s against Euler's equations by DOP853 (errors fall 4x per halving:
@@ -106,6 +108,7 @@ def _heavy_top(m=1.0, arm=0.1, inertia=(2.5e-3, 2.5e-3, 4e-3), tilt=0.5236,
     return s, rhs, np.r_[spin, p0]
 
 
+@pytest.mark.slow
 def test_heavy_top_second_order():
     """A top spinning at 50 rad/s on a ball joint under gravity (gyroscopic term, a joint
     and a load together): its state at 1 s against Euler's equations about the tip by
@@ -125,6 +128,7 @@ def test_heavy_top_second_order():
 
 
 # ---------------------------------------------------------------- spatial loops, invariants
+@pytest.mark.slow
 def test_slider_crank_energy_second_order():
     """The IFToMM slider-crank (ideal joints, frictionless): its energy's range over 2 s falls
     3.5x or more per halving of h and stays within 0.2 % at h = 1e-3 (the seed's Euler:
@@ -141,6 +145,7 @@ def test_slider_crank_energy_second_order():
     assert dx[0] / dx[1] >= 3.5, x
 
 
+@pytest.mark.slow
 def test_spherical_pendulum_invariants_second_order():
     """Energy and the vertical angular momentum about the pivot, 2 s: ranges fall 3.5x or
     more per halving of h."""
@@ -247,6 +252,7 @@ def test_programmed_motion_followed_at_second_order():
     assert forces[0] < 0.05 and forces[0] / forces[1] > 1.8, forces
 
 
+@pytest.mark.slow
 def test_implicit_bushings_second_order_without_dissipation():
     """A 2-link chain hinged by bushings evaluated in the step (energy-consistent: the
     stored energy's discrete gradient between the step's ends, whole in the kick, no carry),
@@ -285,6 +291,7 @@ def test_stepper_loop_equals_simulate_and_reset_forgets():
     assert np.array_equal(stepper.v, res.v[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["euler", "midpoint"])
 def test_fixed_step_stays_on_its_grid(scheme):
     """16000 steps of 1.25e-4 s end on t = 2 with every step at h (a sum of steps drifts

@@ -40,6 +40,7 @@ def rocking():
     return out
 
 
+@pytest.mark.slow
 def test_rocking_in_the_bore_is_second_order_without_damping(rocking):
     """Frictionless, the bore rocks in sustained contact like a pendulum of length c: its
     swing over 0.10-0.15 s is the reference's within 0.1 % at every h (scheme "euler" with
@@ -59,6 +60,7 @@ def test_rocking_in_the_bore_is_second_order_without_damping(rocking):
     assert errors[0] / errors[1] >= 3.5 and errors[1] / errors[2] >= 3.5
 
 
+@pytest.mark.slow
 def test_rocking_about_the_friction_angle_converges(rocking):
     """With friction 0.2 and the wheel spinning (the bore slips throughout), the swing over
     0.10-0.15 s and its centre (the friction angle) are the reference's within 0.5 % and
@@ -80,6 +82,7 @@ def test_rocking_about_the_friction_angle_converges(rocking):
     assert errors[0] / errors[1] >= 3.5 and errors[1] / errors[2] >= 3.5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("h", [2e-3, 1e-3])
 def test_drop_onto_the_pin_is_one_plastic_impact(h):
     """The bar falls through a 1 mm clearance onto the pin: one plastic impact, whose loss
@@ -176,6 +179,7 @@ def test_elastic_stop_keeps_the_energy(k):
     assert np.abs(ledger["residual"]).max() <= 1e-6 * play
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", [1e4, 1e6])
 @pytest.mark.parametrize("kind", ["ln", "kv"])
 def test_hysteresis_stop_loses_scipys_loss(kind, k):

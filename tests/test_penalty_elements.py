@@ -169,6 +169,7 @@ def _slider_with_stop(law, h, evaluation="implicit", scheme=None):
     return nd.simulate(s, t_end=0.01, h=h, progress=False, scheme=scheme)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["euler", "midpoint"])
 @pytest.mark.parametrize("evaluation", ["backward_euler", "implicit"])
 def test_translation_stop_matches_scipy(evaluation, scheme):

@@ -133,6 +133,7 @@ def _classify(spec):
 # ---------------------------------------------------------------- 1, 2: valid models
 
 
+@pytest.mark.slow
 @budget("valid")
 @given(spec=st.integers(0, 3).flatmap(lambda w: S.systems(clearance_weight=w)),
        output_every=st.sampled_from((1, 1, 2, 3)))
@@ -191,6 +192,7 @@ def assert_energy_does_not_grow(spec, res):
     assert growth <= spec.h * omega * e_ref + floor
 
 
+@pytest.mark.slow
 @budget("failing")
 @given(spec=S.systems(max_forces=1), data=st.data())
 def test_failed_run_returns_a_consistent_partial_result(spec, data):
@@ -250,6 +252,7 @@ def assert_refused_naming(mistake):
     assert all(stem in p for p in problems), problems
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", REFUSED)
 @budget("invalid")
 @given(data=st.data())

@@ -148,6 +148,7 @@ def _moment_functions(cone_data=CASE_7, **kw):
     return cone, fn, q0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CONES)
 def test_moment_is_minus_the_gradient_of_kappa_and_of_the_stored_energy(name):
     """Outside the cone, turn the bar by +-1e-6 rad about each global axis: the restricting
@@ -260,6 +261,7 @@ def _bounce(h, damping, t_end=0.5, scheme=None):
     return nd.simulate(s, t_end=t_end, h=h, progress=False, scheme=scheme)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme,order", [("euler", 1), ("midpoint", 2)])
 def test_elastic_cone_conserves_energy_to_the_schemes_order_in_h(scheme, order):
     """j = 0: kinetic + stored energy is conserved up to the stepper's O(h^order)
@@ -277,6 +279,7 @@ def test_elastic_cone_conserves_energy_to_the_schemes_order_in_h(scheme, order):
     assert 0.85 * 2**order <= dev[1e-3] / dev[5e-4] <= 1.15 * 2**order
 
 
+@pytest.mark.slow
 def test_damped_cone_dissipates_what_the_damper_takes():
     """j > 0: the energy never rises, and what is lost equals the damper's dissipation
     integral j |w|^2 dt along the run (to first order in h)."""

@@ -132,6 +132,7 @@ def assert_not_silently_wrong(regime, seed):
         f"{regime}:{seed} silent-wrong: {'; '.join(v.wrong)} ({v.figures()})"
 
 
+@pytest.mark.slow
 @settings(settings.get_profile(f"reliability-{PROFILE}"), max_examples=EXAMPLES)
 @given(seed=st.integers(0, 2**31 - 1))
 def test_moderate_random_chains_are_never_silently_wrong(seed):
@@ -142,6 +143,7 @@ def test_moderate_random_chains_are_never_silently_wrong(seed):
     assert_not_silently_wrong("moderate", seed)
 
 
+@pytest.mark.slow
 @settings(settings.get_profile(f"reliability-{PROFILE}"), max_examples=EXAMPLES // 2)
 @example(seed=5)        # silent-wrong on 60199d1 (0.5 s): a 7-body chain's axes off 1.2e-3 rad
 @example(seed=14)       # silent-wrong on 60199d1 (0.5 s): a free bushing chain, angular

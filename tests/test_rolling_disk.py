@@ -4,6 +4,7 @@ two velocity rows) against it."""
 import warnings
 
 import numpy as np
+import pytest
 
 import nlpdyn as nd
 from problems import rolling_disk as rd
@@ -75,6 +76,7 @@ def test_build_starts_on_the_reference():
     assert np.abs(slip).max() < 1e-14
 
 
+@pytest.mark.slow
 def test_midpoint_is_second_order_against_the_reference():
     """scheme="midpoint" at h = 1e-3, 5e-4, 2.5e-4 over 2 s: tilt drift 2.6e-4, 6.4e-5,
     1.7e-5 % of the initial tilt, centre error 1.81e-5, 4.52e-6, 1.12e-6 m (3.8-4.0x per

@@ -26,6 +26,7 @@ def test_start_is_horizontal_at_longitude_135_inside_the_cone():
     assert res.position("pendulum")[0] == pytest.approx(0.225 * np.array([np.sqrt(0.5), np.sqrt(0.5), 0]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme,order", [("euler", 1), ("midpoint", 2)])
 def test_elastic_cone_keeps_the_energy_to_the_discretisation_tier(elastic, scheme, order):
     """Total energy (kinetic + gravity + the cone's stored energy) oscillates by O(h^order)
@@ -44,6 +45,7 @@ def test_elastic_cone_keeps_the_energy_to_the_discretisation_tier(elastic, schem
     assert ranges[1e-3] <= 700.0 * 1e-3       # C h, C = 700 J/s (euler measured: 0.62 J)
 
 
+@pytest.mark.slow
 def test_latitude_stays_within_cone_plus_delta_sigma(elastic):
     """Without the cone the swing passes longitude 315 deg at latitude 90 deg (45 deg beyond
     the cone); with it the pendulum goes beyond the cone, but by less than delta_sigma."""
@@ -56,6 +58,7 @@ def test_latitude_stays_within_cone_plus_delta_sigma(elastic):
         assert 300 < np.degrees(lon[np.argmax(beyond)]) < 330
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme", ["euler", "midpoint"])
 @pytest.mark.parametrize("damping", [0.1, 3.39])
 def test_damping_dissipates_and_never_adds_energy(damping, scheme):
@@ -73,6 +76,7 @@ def test_damping_dissipates_and_never_adds_energy(damping, scheme):
         assert m["kappa"].max() == 0 and rp.beyond_cone(res).max() < 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("h", [1e-3, 5e-4, 2e-4])
 @pytest.mark.parametrize("damping", [3.39, 5.0, 10.0])
 def test_euler_explicit_step_limit_is_set_by_the_damped_axial_spin(h, damping):
@@ -89,6 +93,7 @@ def test_euler_explicit_step_limit_is_set_by_the_damped_axial_spin(h, damping):
     assert rp.H < 2 * rp.AXIAL / rp.SWEEPS["damping"].max()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damping", [3.39, 5.0, 10.0])
 def test_midpoint_sweeps_step_keeps_the_axial_spin_down(damping):
     """Default scheme ("midpoint") at the sweeps' h = rp.H: every step is taken at H (none
@@ -99,6 +104,7 @@ def test_midpoint_sweeps_step_keeps_the_axial_spin_down(damping):
     assert np.abs(res.angular_velocity("pendulum")[:, 1]).max() < 1e-6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damping, t_end", [(3.39, 1.2), (10.0, 0.1)])
 def test_midpoint_past_the_explicit_dampers_limit_retries_instead_of_growing(damping, t_end):
     """The default (midpoint) step with the cone's explicit damping at h = 1e-3: the

@@ -14,6 +14,7 @@ H = 2e-3
 PATH_TOL = 1e-4 * 0.5       # the stepper's joint-separation check, 1e-4 of the loop's size
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("flexible_base,flexible_link,friction", [
     pytest.param(*v, id=r.variant_name(*v),
                  marks=[pytest.mark.slow] if v[2] and (v[0] or v[1]) else [])   # ~10 ms a step

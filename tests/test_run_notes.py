@@ -79,6 +79,7 @@ def test_joints_left_apart_are_reported(scheme, w, h, warned):
 E, RHO, SIDE = 2.1e11, 7850.0, 0.01        # a 1 m steel bar, 10 mm square
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damping", [7.6e-3, 0.0])
 def test_cantilever_without_gravity_runs_at_the_users_step(damping):
     """The audit's cantilever: 10 elements, clamped, no gravity, a 1 N tip load from t = 0,

@@ -29,6 +29,7 @@ def test_step_size_rule_keeps_the_linearisation_below_the_clearance():
         assert 12 * h * h <= c and (h == 1e-3 or 12 * (2 * h) ** 2 > c)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", slider_crank.MODELS)
 @pytest.mark.parametrize("joint", ["spherical", "revolute"])
 def test_small_clearance_tracks_the_ideal_mechanism_at_first(joint, model):
@@ -66,6 +67,7 @@ def _contact_take(res, t):
                for group in ("impact:", "contact:"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("joint", ["spherical", "revolute"])
 def test_vanishing_clearance_tends_to_the_ideal_mechanism(joint, ideal_at_small_clearance_step):
     """1e-3 mm of complementarity clearance, 1.5 s at ``step_size``'s h (2.5e-4 s): every

@@ -95,6 +95,7 @@ def _run(system, n_steps, h, **options):
     return np.array(states)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheme, options", [
     ("euler", dict(solver="qp", qp_solver="qpoases")),
     ("euler", dict(solver="qp", qp_solver="qrqp")),
@@ -166,6 +167,7 @@ def parallelogram(angle=0.5):
     return s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options, order", [
     ({}, 2),
     (dict(scheme="euler", solver="qp", qp_solver="qpoases"), 1),

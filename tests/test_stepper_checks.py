@@ -123,6 +123,7 @@ def _spinner(spin):
     return s
 
 
+@pytest.mark.slow
 def test_an_unresolved_spin_is_reported_not_hidden():
     """Asked for 8000 rad/s about axis2, which does not pass through its centre, the body
     is projected onto the joint at 1103 rad/s (its centre moving at 55 m/s; said once, as

@@ -146,6 +146,7 @@ def _angles(system, stop, res):
     return np.asarray(fn(res.q.T)).ravel()
 
 
+@pytest.mark.slow
 def test_stop_on_a_revolute_clearance_acts_as_on_the_ideal_revolute():
     """With 1e-6 m of play the bar on the clearance joint turns as on the ideal revolute:
     the angles differ by less than the tilt the play allows (2 c / bore length = 1e-4 rad;

@@ -251,6 +251,7 @@ def test_ctrl_c_with_a_process_pool_returns_at_once(tmp_path):
     assert table["message"][7] == NOT_RUN
 
 
+@pytest.mark.slow
 def test_timeout_in_process_stops_a_point_and_the_sweep_goes_on():
     """A builder that sleeps and a run of 300 000 steps both end at the timeout."""
     grid = {"kind": ["sleeps", "ok", "slow"]}
@@ -263,6 +264,7 @@ def test_timeout_in_process_stops_a_point_and_the_sweep_goes_on():
     assert table["wall_time"][0] >= 1.5 and table["wall_time"][2] >= 1.5
 
 
+@pytest.mark.slow
 def test_timeout_on_a_process_pool_covers_metrics():
     def sleepy_metrics(res):
         if res.position("bob")[0, 0] > 0.9:
@@ -275,6 +277,7 @@ def test_timeout_on_a_process_pool_covers_metrics():
     assert table["message"][1].startswith("timeout: ") and "stopped in metrics" in table["message"][1]
 
 
+@pytest.mark.slow
 def test_timeout_on_threads_gives_up_waiting(tmp_path):
     """Nothing interrupts a worker thread: the sweep stops waiting for its point."""
     release = tmp_path / "release"

@@ -25,6 +25,7 @@ def _energy_bound(law, stiffness, kinetic):
     return ((n + 1) * kinetic / stiffness) ** (1 / (n + 1))
 
 
+@pytest.mark.slow
 def test_stops_hold_the_relative_motion(runs):
     for law, res in runs.items():
         assert res.success
@@ -52,6 +53,7 @@ def test_stops_hold_the_relative_motion(runs):
             assert np.all(o[load][beyond] * side[beyond] <= 0) and np.any(o[load][beyond] != 0)
 
 
+@pytest.mark.slow
 def test_numpy_joint_coordinates_match_the_elements(runs):
     """relative_motion (numpy, from the trajectory) equals the stops' own displacement and
     angle (CasADi)."""
@@ -69,6 +71,7 @@ def test_numpy_joint_coordinates_match_the_elements(runs):
     assert np.abs(c - rotation).max() <= 1e-8
 
 
+@pytest.mark.slow
 def test_energy_never_rises_beyond_discretisation_level(runs):
     """Energy-consistent stops (LN and KV, their defaults), default scheme ("midpoint"):
     E never exceeds E0 by more than 0.025 % of the energy in play (README, the midpoint step
@@ -79,6 +82,7 @@ def test_energy_never_rises_beyond_discretisation_level(runs):
         assert res.energy.max() - res.energy[0] <= 2.5e-4 * res.kinetic_energy.max()
 
 
+@pytest.mark.slow
 def test_euler_energy_never_rises_beyond_its_gravity_term():
     """Scheme "euler", energy-consistent stops: E never exceeds E0 by more than the
     first-order step's gravity term, h/2 m |g . v| (the reported v is the step's middle
@@ -104,6 +108,7 @@ def _first_contact(res):
     return end - start
 
 
+@pytest.mark.slow
 def test_kelvin_voigt_dissipates_more_and_both_rebound(runs):
     """Seed 001's finding: KV has lost more energy than LN by the end of the run. Both
     rebound from the first stop contact within ~15 ms (converged: 7.0 ms LN, 11.6 ms KV at

@@ -28,6 +28,7 @@ def closed_form_sliders(phi):
     return np.sqrt(0.3**2 - By**2 - Bz**2), -np.sqrt(0.35**2 - By**2 - Bz**2)
 
 
+@pytest.mark.slow
 def test_loops_close(runs):
     """Max constraint violation over 2 s, midpoint: 2.0e-6 / 2.5e-7 / 3.1e-8 at h = 1e-3 /
     5e-4 / 2.5e-4 (the 10 s runs of two_loops.MEASURED, the same maxima)."""
@@ -37,6 +38,7 @@ def test_loops_close(runs):
         assert two_loops.turns(res) == pytest.approx(30 * T_END / (2 * np.pi), abs=1e-6)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("t", [0.25, 0.7, 1.3, 2.0])
 def test_sliders_follow_the_crank(runs, t):
     """The driven crank makes the sliders pure kinematics: x(phi = 30 t) to 1e-5 m."""
@@ -50,6 +52,7 @@ def test_sliders_follow_the_crank(runs, t):
         assert np.abs(res.position(name)[k, 1:]).max() < 1e-5
 
 
+@pytest.mark.slow
 def test_midpoint_discretisation_energy_second_order(runs):
     """Discretisation energy (residual:* + ideal joints' work), midpoint, 2 s: at the end
     5.0e-4 / 6.3e-5 / 7.9e-6 J (ratios 7.97, 7.98), largest magnitude 7.7e-4 / 1.3e-4 /

@@ -245,6 +245,7 @@ def test_limits_become_stops():
         nd.from_urdf(PENDULUM, limits={"shoulder": nd.Hertz(1e4)})
 
 
+@pytest.mark.slow
 def test_tiny_clearance_moves_like_the_ideal_joint():
     """A pendulum whose hinge is a RevoluteClearance: its centre of mass follows the ideal
     hinge's to within a few clearances, and the difference shrinks with the clearance."""

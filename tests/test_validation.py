@@ -630,6 +630,7 @@ def test_changed_parameters_are_compiled_again():
         s.add_body("late", 1.0, (1, 1, 1))
 
 
+@pytest.mark.slow
 def test_a_changed_cone_is_rebuilt():
     """The range-of-motion cone caches its spline: the cache follows the cone's data."""
     s, b, _ = crank()
@@ -1090,6 +1091,7 @@ def falling_cup():
     return s
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("build, h, options, programs", [
     # the midpoint step (the default) builds its end-velocity projection once beside its solver
     (pendulum, 1e-3, {}, ["direct", "projection"]),

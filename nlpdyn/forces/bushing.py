@@ -161,8 +161,8 @@ class Bushing(ForceElement):
         unit axes (orthonormal, right-handed). Default: the global axes.
     name : str, optional
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System(gravity=(0, 0, 0))
     >>> b = s.add_body("b", 2.0, (0.02, 0.03, 0.04), velocity=(0, 0.1, 0))

@@ -10,8 +10,8 @@ Laws with hysteresis damping (``needs_impact_velocity``) need the impact velocit
 penetration rate when the contact closed; the element keeps it in its memory (see
 :class:`~nlpdyn.forces.base.ForceElement`).
 
-Example
--------
+Examples
+--------
 >>> law = LankaraniNikravesh(stiffness=1e5, exponent=1.5, restitution=0.75)
 >>> round(float(law.force(1e-4, 0.0, impact_velocity=0.5)), 6)
 0.1
@@ -97,8 +97,8 @@ def integral_from_zero(f, x):
     s^(2n + 1): exact for polynomials in u of degree up to 4 and for u^n with 2n + 1 <= 9
     (n = 1.5, 2.5, ...), accurate for the other exponents of contact laws.
 
-    Example
-    -------
+    Examples
+    --------
     >>> round(float(integral_from_zero(lambda u: u**1.5, 2.0)), 12)     # 2^2.5 / 2.5
     2.262741699797
     """

@@ -58,8 +58,8 @@ class LuGreFriction(ForceElement):
         not used by the others.
     name : str, optional
 
-    Example
-    -------
+    Examples
+    --------
     A 1 kg block on a horizontal slide, pushed by 5 N against mu_s m g = 2.94 N, slides and
     accelerates at (F - mu_k m g) / m:
 

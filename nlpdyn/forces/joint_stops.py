@@ -46,8 +46,8 @@ def nominal_joint(joint):
     -------
     Joint or object
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System()
     >>> bar = s.add_body("bar", 1.0, (1e-3, 0.1, 0.1), position=(0.5, 0, 0))
@@ -223,8 +223,8 @@ class TranslationStop(_JointStop):
         stop, kept by ``impact_memory``).
     name : str, optional
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System(gravity=(0, 0, 0))
     >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3), velocity=(1, 0, 0))
@@ -279,8 +279,8 @@ class RotationStop(_JointStop):
         As for :class:`TranslationStop`, with delta in rad and delta_dot in rad/s.
     name : str, optional
 
-    Example
-    -------
+    Examples
+    --------
     A wheel (J = 0.01 kg m^2) turning at 2 rad/s in a revolute clearance joint (no gravity)
     meets an elastic stop 0.02 rad ahead and turns back at the speed it came:
 

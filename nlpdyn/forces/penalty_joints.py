@@ -22,8 +22,8 @@ Conventions shared by all elements:
   the impact speed, kept by :func:`~nlpdyn.forces.base.impact_memory`.
 - ``evaluation = "implicit"``: contact laws are stiff.
 
-Example
--------
+Examples
+--------
 >>> import nlpdyn as nd
 >>> from nlpdyn.forces.penalty_joints import PenaltySphericalClearance
 >>> s = nd.System()
@@ -311,8 +311,8 @@ class PenaltySphericalClearance(PenaltyClearanceJoint):
         Ball radius (m, >= 0); only places the reported contact point on the ball surface.
     name : str, optional
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System()
     >>> b = s.add_body("ball", 2.0, (1e-3, 1e-3, 1e-3))
@@ -394,8 +394,8 @@ class PenaltyCylindricalClearance(PenaltyClearanceJoint):
     tilt_correction : bool
         Keep the strip circle's tilt (see above); default False.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System()
     >>> rod = s.add_body("rod", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))
@@ -529,8 +529,8 @@ class PenaltyRevoluteClearance(PenaltyCylindricalClearance):
     n_strips, offset, name, tilt_correction
         As :class:`PenaltyCylindricalClearance`.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System()
     >>> rod = s.add_body("rod", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))
@@ -603,8 +603,8 @@ class PenaltyPrismaticClearance(PenaltyClearanceJoint):
         Unit section x direction, perpendicular to ``axis``.
     name : str, optional
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System()
     >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
@@ -665,13 +665,14 @@ def penalty_version(joint, law, *, clearance=None, radius=None, length=None,
 
     Parameters
     ----------
-    joint : SphericalClearance, CylindricalClearance, RevoluteClearance, PrismaticClearance,
-            Spherical, Revolute or Cylindrical
-        A complementarity clearance joint (its data is copied; ``clearance``, ``radius``,
-        ``length``, ``axial_clearance`` override it when given) or an ideal joint (then the
-        penalty joint has ``clearance`` and ``axial_clearance`` (default 0: a bushing-like
-        joint with no play) and needs ``radius`` and ``length`` for Revolute/Cylindrical;
-        ``radius`` of a Spherical is the optional ball radius).
+    joint : ClearanceJoint, Spherical, Revolute or Cylindrical
+        A complementarity clearance joint (``SphericalClearance``, ``CylindricalClearance``,
+        ``RevoluteClearance``, ``PrismaticClearance``; its data is copied; ``clearance``,
+        ``radius``, ``length``, ``axial_clearance`` override it when given) or an ideal joint
+        (``Spherical``, ``Revolute``, ``Cylindrical``; then the penalty joint has
+        ``clearance`` and ``axial_clearance`` (default 0: a bushing-like joint with no play)
+        and needs ``radius`` and ``length`` for Revolute/Cylindrical; ``radius`` of a
+        Spherical is the optional ball radius).
     law : ContactLaw
     n_strips, axial_law, tilt_correction
         For the cylindrical and revolute elements.
@@ -689,8 +690,8 @@ def penalty_version(joint, law, *, clearance=None, radius=None, length=None,
     TypeError
         A joint with no penalty version.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System()
     >>> rod = s.add_body("rod", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))

@@ -106,8 +106,8 @@ class RangeOfMotionCone(ForceElement):
     See the module docstring for the equations. ``potential_energy`` is the exact potential
     of the restricting moment; ``res.energy`` includes it.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np, nlpdyn as nd
     >>> from nlpdyn.forces.range_of_motion import RangeOfMotionCone
     >>> s = nd.System(gravity=(0, 0, -9.81))

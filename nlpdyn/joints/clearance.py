@@ -7,7 +7,8 @@ socket centre in the parent's frame), axial and prismatic ones flat (see
 ``UnilateralConstraint``); each joint also reports its contact points. Every clearance joint
 takes ``friction`` (the Coulomb coefficient mu of all its contacts, default 0): tangential
 impulses within the friction cone of each gap's normal impulse, solved in the same per-step
-program (``nlpdyn.step_nlp``, README "Coulomb friction in clearance joints").
+program (``nlpdyn.step_nlp``, docs/guide/friction.md, "Coulomb friction in
+clearance joints").
 """
 from __future__ import annotations
 

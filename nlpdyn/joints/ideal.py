@@ -256,8 +256,8 @@ class KinematicExcitation(BilateralConstraint):
         eta(t) written with CasADi operations (``ca.sin``, ...), eta(0) = 0; its derivative
         is kappa(t). Give ``kappa`` or ``eta``.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System()
     >>> cart = s.add_body("cart", mass=1.0, inertia=(0.1, 0.1, 0.1))

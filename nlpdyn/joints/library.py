@@ -21,8 +21,8 @@ class Screw(Joint):
     constraint force along e3 is the axial force; the applied force along the free mode is
     the moment about the axis plus pitch times the axial force.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System(gravity=(0, 0, -9.81))
     >>> nut = s.add_body("nut", mass=1.0, inertia=(0.01, 0.01, 0.02))
@@ -63,8 +63,8 @@ class Planar(Joint):
     normal (3 equations). Free: rotation about e3 (the normal), translations along e1, e2;
     constrained: rotations about e1, e2, translation along e3.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> s = nd.System()
     >>> puck = s.add_body("puck", mass=1.0, inertia=(0.1, 0.1, 0.2))
@@ -96,8 +96,8 @@ class PlanarTranslation(Joint):
     section 5, e.g. for exciting the motion along d2 (:class:`KinematicExcitation`) while the
     motion along d1 stays free. Constrained: the three rotations, translation along e3.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> import nlpdyn as nd
     >>> s = nd.System()

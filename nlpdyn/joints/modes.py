@@ -50,8 +50,8 @@ class JointModes:
     n_excited : int
         How many of the constrained modes (the first ones) are kinematically excited.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import numpy as np
     >>> m = JointModes(twists(rotations=[(0, 0, 1)]),
     ...                twists(rotations=[(1, 0, 0), (0, 1, 0)], translations=np.eye(3)))

@@ -16,8 +16,8 @@ class VelocityConstraint(Programmed):
     linearised rows; the reaction is C^T mu. Ideal velocity constraints with zeta = 0 do no
     work: the energy ledger's ``work:<name>`` column stays at the discretisation's level.
 
-    Example
-    -------
+    Examples
+    --------
     A knife edge: the body's centre may not move along its body y axis.
 
     >>> import casadi as ca

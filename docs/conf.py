@@ -1,0 +1,120 @@
+"""Sphinx configuration of the nlpdyn documentation.
+
+Build from the repository root (warnings are errors, as in CI)::
+
+    python -m sphinx -W --keep-going -b html docs docs/_build/html
+"""
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))          # nlpdyn and the case studies (problems/) from the checkout
+os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ.setdefault("NLPDYN_QUICK", "1")
+
+import nlpdyn  # noqa: E402
+
+project = "nlpdyn"
+author = "the nlpdyn authors"
+copyright = "the nlpdyn authors (BSD-3-Clause)"
+release = version = "0.1.0"
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+]
+
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = ["_build", "examples/*.md", "examples/README.txt", "**/README.txt"]
+templates_path = ["_templates"]
+root_doc = "index"
+
+# --- API reference: one page per public name of nlpdyn.__all__ -----------------------------
+autosummary_generate = True
+autosummary_imported_members = True
+autodoc_default_options = {"members": True, "inherited-members": False}
+autodoc_typehints = "none"             # numpydoc's Parameters sections say the types
+autoclass_content = "class"
+numpydoc_show_class_members = False    # the class page lists its members through autodoc
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+# --- Markdown pages (README's sections, docs/CASES.md, docs/FORMULATION.md) -----------------
+myst_enable_extensions = ["colon_fence"]
+myst_heading_anchors = 3
+
+# --- Gallery: every example runs at build time (a few seconds each) and keeps its figure --
+sphinx_gallery_conf = {
+    "examples_dirs": ["examples"],
+    "gallery_dirs": ["gallery"],
+    "filename_pattern": r"/plot_",
+    "download_all_examples": False,
+    "remove_config_comments": True,
+    "abort_on_example_error": True,
+    "reset_modules": ("matplotlib",),
+}
+
+html_theme = "alabaster"
+html_title = "nlpdyn"
+html_theme_options = {
+    "description": "Spatial multibody dynamics with imperfect joints, one optimization "
+                   "problem per time step",
+    "fixed_sidebar": True,
+    "page_width": "1200px",
+    "sidebar_width": "260px",
+}
+html_sidebars = {"**": ["about.html", "navigation.html", "relations.html", "searchbox.html"]}
+
+
+# --- Docstrings as written for help() --------------------------------------------------------
+# The docstrings write absolute values and norms as |x| (plain text for help()); in
+# reStructuredText a |...| pair is a substitution, so bars outside inline literals, doctest
+# lines and literal blocks are escaped here. A section headed "Example" (numpydoc knows only
+# "Examples") is renamed, so that its doctest is shown rather than dropped.
+import re  # noqa: E402
+
+_LITERAL = re.compile(r"(``.*?``|`[^`]*`_?)")
+
+
+def _escape_bars(line):
+    parts = _LITERAL.split(line)
+    return "".join(p if i % 2 else re.sub(r"(?<!\\)\|", r"\\|", p) for i, p in enumerate(parts))
+
+
+def _docstring_for_docs(app, what, name, obj, options, lines):
+    literal_indent = None
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        indent = len(line) - len(line.lstrip())
+        if literal_indent is not None:
+            if stripped and indent <= literal_indent:
+                literal_indent = None
+            else:
+                continue
+        if stripped == "Example" and i + 1 < len(lines) and lines[i + 1].strip() == "-------":
+            lines[i] = line.replace("Example", "Examples")
+            lines[i + 1] = lines[i + 1].replace("-------", "--------")
+            continue
+        if stripped.startswith((">>>", "...")):
+            continue
+        if "|" in line:
+            lines[i] = _escape_bars(line)
+        if stripped.endswith("::"):
+            literal_indent = indent
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _docstring_for_docs, priority=100)
+
+
+import warnings  # noqa: E402
+
+# numpydoc also parses the raw docstring for signatures and says so for "Example"
+# sections; the rendered text is the one fixed above.
+warnings.filterwarnings("ignore", message="Unknown section Example", category=UserWarning)
