@@ -12,7 +12,7 @@ Cases: the stop pendulum (1 kg bar on a revolute, Hertz ``RotationStop`` k = 1e4
 IFToMM slider-crank (CASES.md #5), the bushing chain with 16 links (``problems/chain.py``,
 1e5 N/m, 1e2 N m/rad), h = 1e-3.
 
-    python benchmarks/jit_auto.py [--repeat 3] [--quick]
+    python benchmarks/jit_auto.py [--repeat 3] [--quick] [--only "slider-crank, 20 s" ...]
 """
 from __future__ import annotations
 
@@ -76,6 +76,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="three cases")
+    parser.add_argument("--only", nargs="+", choices=list(CASES), help="these cases")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
@@ -86,7 +87,7 @@ def main():
     print(f"{'':>28} {'CPU / wall s':>14} {'CPU / wall s':>14} {'CPU / wall s':>14} "
           f"{'CPU / wall':>13} {'CPU / wall':>13} {'(cold) t s':>12}")
     for name, (kind, t_end) in CASES.items():
-        if args.quick and name not in QUICK:
+        if (args.quick and name not in QUICK) or (args.only and name not in args.only):
             continue
         rows = {"off": [], "cold": [], "warm": []}
         switched = []

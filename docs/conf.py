@@ -75,8 +75,7 @@ html_sidebars = {"**": ["about.html", "navigation.html", "relations.html", "sear
 # --- Docstrings as written for help() --------------------------------------------------------
 # The docstrings write absolute values and norms as |x| (plain text for help()); in
 # reStructuredText a |...| pair is a substitution, so bars outside inline literals, doctest
-# lines and literal blocks are escaped here. A section headed "Example" (numpydoc knows only
-# "Examples") is renamed, so that its doctest is shown rather than dropped.
+# lines and literal blocks are escaped here.
 import re  # noqa: E402
 
 _LITERAL = re.compile(r"(``.*?``|`[^`]*`_?)")
@@ -97,10 +96,6 @@ def _docstring_for_docs(app, what, name, obj, options, lines):
                 literal_indent = None
             else:
                 continue
-        if stripped == "Example" and i + 1 < len(lines) and lines[i + 1].strip() == "-------":
-            lines[i] = line.replace("Example", "Examples")
-            lines[i + 1] = lines[i + 1].replace("-------", "--------")
-            continue
         if stripped.startswith((">>>", "...")):
             continue
         if "|" in line:
@@ -111,10 +106,3 @@ def _docstring_for_docs(app, what, name, obj, options, lines):
 
 def setup(app):
     app.connect("autodoc-process-docstring", _docstring_for_docs, priority=100)
-
-
-import warnings  # noqa: E402
-
-# numpydoc also parses the raw docstring for signatures and says so for "Example"
-# sections; the rendered text is the one fixed above.
-warnings.filterwarnings("ignore", message="Unknown section Example", category=UserWarning)

@@ -18,8 +18,8 @@ The flow (each layer imports only from the ones before it)::
     tables, pictures                    tables.py   DataFrame/CSV; geometry.py shapes and poses;
                                         animation.py GIF/MP4; viewer.py the HTML 3D view
 
-Example
--------
+Examples
+--------
 >>> import nlpdyn as nd
 >>> system = nd.System(gravity=(0, 0, -9.81))
 >>> crank = system.add_body("crank", mass=0.12, inertia=(1e-4, 1e-4, 1e-5),

@@ -41,7 +41,8 @@ a warning naming the body, and ``Result.info["warnings"]``."""
 
 @dataclass
 class StepperSettings:
-    """Options of the time stepper. Defaults are the measured best (see README, Benchmarks)."""
+    """Options of the time stepper. Defaults are the measured best (the documentation's
+    pages guide/stepping and guide/performance)."""
 
     step_control: str | None = None
     """"fixed" (h constant), "nlp" (the seed's scheme: h a bounded NLP variable, IPOPT),
@@ -65,8 +66,8 @@ class StepperSettings:
     is the fixed h's); clearance joints' gaps (velocity jumps) are refused. None: no error
     control.
 
-    Example
-    -------
+    Examples
+    --------
     >>> import nlpdyn as nd
     >>> from problems import chain
     >>> res = nd.simulate(chain.build(2), 0.5, (1e-6, 1e-2), scheme="midpoint", rtol=1e-4,
@@ -398,8 +399,8 @@ class Stepper:
     t0 : float
         Initial time.
 
-    Example
-    -------
+    Examples
+    --------
     >>> stepper = Stepper(system, h=1e-3)          # doctest: +SKIP
     >>> while stepper.t < 1.0:                      # doctest: +SKIP
     ...     info = stepper.step()
@@ -571,8 +572,8 @@ class Stepper:
         """Back to the initial state (``t0`` and the consistent initial q, v), forgetting
         every step taken and the record :meth:`result` reads.
 
-        Example
-        -------
+        Examples
+        --------
         >>> import nlpdyn as nd
         >>> s = nd.System()
         >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
@@ -655,8 +656,8 @@ class Stepper:
         :class:`~nlpdyn.Result` (the same arrays, ledger and lookups as ``simulate`` gives;
         ``success`` True, ``message`` ``message`` or "stepped to t = ...").
 
-        Example
-        -------
+        Examples
+        --------
         >>> import nlpdyn as nd
         >>> s = nd.System()
         >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.0838, 0.0838), position=(0.5, 0, 0))
@@ -2117,8 +2118,8 @@ def simulate(system: System, t_end: float, h, settings: StepperSettings | None =
     RuntimeWarning
         Each of ``info["warnings"]`` but the projection's.
 
-    Example
-    -------
+    Examples
+    --------
     >>> res = simulate(system, t_end=5.0, h=1e-3)       # doctest: +SKIP
     >>> res.position("crank").shape                      # doctest: +SKIP
     (5001, 3)
