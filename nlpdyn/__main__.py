@@ -18,6 +18,8 @@ A clearance joint's journal orbit is written beside the plot (NAME_orbit.png).
 from __future__ import annotations
 
 import argparse
+import difflib
+import importlib.metadata
 import importlib.util
 import math
 import numbers
@@ -81,6 +83,29 @@ def _assignment(text):
     return key.strip(), value.strip()
 
 
+def _whole(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
+    return value
+
+
+def _did_you_mean(word, choices) -> str:
+    """" (did you mean 'x'?)" for the choice nearest a misspelt ``word``, else ""."""
+    near = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("nlpdyn")
+    except importlib.metadata.PackageNotFoundError:     # run from a checkout, not installed
+        return "unknown (not installed)"
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m nlpdyn", description=__doc__.split("\n\n")[0],
@@ -89,6 +114,7 @@ def make_parser() -> argparse.ArgumentParser:
                         help="case study name (see --list), or a .urdf file")
     parser.add_argument("--list", action="store_true",
                         help="describe every case study, its variants and options, and exit")
+    parser.add_argument("--version", action="version", version=f"nlpdyn {_version()}")
     parser.add_argument("--variant", help="model variant (default: the problem's first)")
     parser.add_argument("--set", action="append", default=[], type=_assignment,
                         metavar="KEY=VALUE", help="a model option (see --list); repeatable")
@@ -122,6 +148,9 @@ def make_parser() -> argparse.ArgumentParser:
     plot.add_argument("--no-plot", action="store_true", help="write no plot")
     parser.add_argument("--save", help="save the result to this .npz file (.npz is appended "
                         "unless the name ends with it)")
+    parser.add_argument("--output-every", type=_whole, metavar="N",
+                        help="keep every N-th step (and the last) in the result; the energy "
+                             "ledger and the run's counters still cover every step")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
@@ -192,7 +221,8 @@ def _option_values(parser, problem, name, variant, assignments) -> dict:
             continue
         given[key] = argument
         if key not in problem.options:
-            errors.append(f"argument {argument}: {name} has no option {key!r} (options: "
+            errors.append(f"argument {argument}: {name} has no option {key!r}"
+                          f"{_did_you_mean(key, problem.options)} (options: "
                           f"{', '.join(problem.options) or 'none'})")
             continue
         if key not in allowed:
@@ -268,12 +298,14 @@ def main(argv=None) -> int:
     if args.problem.lower().endswith(".urdf"):
         return _run_urdf(parser, args, started)
     if args.problem not in registry:
-        parser.error(f"argument problem: unknown problem {args.problem!r}; choose from "
+        parser.error(f"argument problem: unknown problem {args.problem!r}"
+                     f"{_did_you_mean(args.problem, registry)}; choose from "
                      f"{', '.join(registry)}")
     problem = registry[args.problem]
     variant = args.variant or next(iter(problem.variants))
     if variant not in problem.variants:
-        parser.error(f"argument --variant: {args.problem} has no variant {variant!r}; "
+        parser.error(f"argument --variant: {args.problem} has no variant {variant!r}"
+                     f"{_did_you_mean(variant, problem.variants)}; "
                      f"choose from {', '.join(problem.variants)}")
     assignments = [(key, text, "--set") for key, text in args.set]
     if args.clearance is not None:
@@ -353,8 +385,9 @@ def main(argv=None) -> int:
 
 
 def _step_options(parser, args, h) -> dict:
-    """simulate()'s step settings from --step-control, --form, --scheme, --rtol and --jit,
-    checked against the step size ``h`` (a number, or bounds (h_min, h_max))."""
+    """simulate()'s step settings from --step-control, --form, --scheme, --rtol, --jit and
+    --output-every, checked against the step size ``h`` (a number, or bounds (h_min,
+    h_max))."""
     if args.rtol is not None:
         if not args.rtol < 1:
             parser.error(f"argument --rtol: must be below 1, got {args.rtol:g}")
@@ -368,7 +401,8 @@ def _step_options(parser, args, h) -> dict:
                      "(give --h-min)")
     return {k: v for k, v in (("step_control", args.step_control), ("form", args.form),
                               ("scheme", args.scheme), ("rtol", args.rtol),
-                              ("jit", args.jit)) if v is not None}
+                              ("jit", args.jit), ("output_every", args.output_every))
+            if v is not None}
 
 
 def _output_files(parser, args, name):

@@ -7,8 +7,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 import pytest
 
+import nlpdyn as nd
 from nlpdyn import Result, plotting
 from nlpdyn.__main__ import main
 from nlpdyn.plotting import orbit_joints
@@ -172,6 +174,13 @@ BAD = [
     (["pendulum", "--save", "/no-such-folder/run"],
      "argument --save: cannot write '/no-such-folder/run.npz': no folder"),
     (["pendulum", "--save", "."], "argument --save: '.' is a folder"),
+    (["slider_crnk"], "unknown problem 'slider_crnk' (did you mean 'slider_crank'?)"),
+    (["slider_crank", "--variant", "clearence_A"],
+     "no variant 'clearence_A' (did you mean 'clearance_A'?)"),
+    (["slider_crank", "--set", "crank_sped=5"],
+     "no option 'crank_sped' (did you mean 'crank_speed'?)"),
+    (["pendulum", "--output-every", "0"], "argument --output-every: must be at least 1"),
+    (["pendulum", "--output-every", "2.5"], "argument --output-every: expected a whole number"),
 ]
 
 
@@ -189,6 +198,23 @@ def test_bad_arguments_are_refused(argv, message, monkeypatch, capsys):
         main(argv)
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"nlpdyn {nd.__version__}"
+
+
+def test_output_every_thins_the_result(tmp_path, capsys):
+    """--output-every N keeps every N-th step and the last; the run takes every step."""
+    saved = tmp_path / "run.npz"
+    assert main(["pendulum", "--t-end", "0.1", "--h", "1e-3", "--output-every", "30",
+                 "--no-plot", "--quiet", "--save", str(saved)]) == 0
+    res = Result.load(saved)
+    assert np.allclose(res.t, [0.0, 0.03, 0.06, 0.09, 0.1])
+    assert "in 100 steps" in capsys.readouterr().out
 
 
 def test_settings_the_model_refuses_end_in_a_message(capsys, tmp_path, monkeypatch):
