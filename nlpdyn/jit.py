@@ -265,13 +265,17 @@ class Jit:
         if self._process is None or self._process.poll() is None:
             return False
         self._log.close()
-        reason = (_first_line(_Output((self._work / "log").read_text()))
-                  if self._process.returncode else "not built")
+        said = {}                   # the build's "name: reason" lines (``_build_queued``)
+        for line in (self._work / "log").read_text().splitlines():
+            name, _, why = line.partition(": ")
+            said.setdefault(name, why)
         for entry in self._building:
             compiled = (self._load(entry.name, entry.library, None)
                         if entry.library.exists() else None)
             if compiled is None:
-                self.record["interpreted"].setdefault(entry.name, reason)
+                self.record["interpreted"].setdefault(
+                    entry.name, said.get(entry.name) or f"not built (the build process "
+                                                        f"ended {self._process.returncode})")
                 continue
             self.record["compiled"] += 1
             for fast in entry.targets:
@@ -324,13 +328,6 @@ def _c_code(f: ca.Function) -> str:
     generator = ca.CodeGenerator(f"{f.name()}.c", {"with_header": False})
     generator.add(f)
     return generator.dump()
-
-
-class _Output:
-    """A build's printed output, read as an error's (``_first_line``)."""
-
-    def __init__(self, output):
-        self.output = output
 
 
 def _first_line(error) -> str:

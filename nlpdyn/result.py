@@ -601,7 +601,7 @@ class Result:
                          "of the tolerance")
         jit = self.info.get("jit")
         if jit and (jit.get("mode", True) is True or jit["compiled"] or jit["cached"]
-                    or jit.get("building")):
+                    or jit.get("building") or jit.get("started")):
             left = "; interpreted: " + "; ".join(f"{name} ({why})" for name, why
                                                  in jit["interpreted"].items())
             switched = (f", switched to at t = {jit['switched'][-1]:.6g} s"

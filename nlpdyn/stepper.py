@@ -822,7 +822,8 @@ class Stepper:
         would take longer interpreted than ``JIT_LOOK_UP`` s, those found in the cache; and
         start building the others once it would take longer than their build."""
         jit = self.program.jit
-        if jit.poll():
+        compiled = jit.record["compiled"]
+        if jit.poll() and jit.record["compiled"] > compiled:
             jit.record["switched"] = jit.record.get("switched", []) + [float(self.t)]
         if not jit.pending:
             return

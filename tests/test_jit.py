@@ -1,6 +1,7 @@
 """The step's functions compiled with the system's C compiler (``StepperSettings.jit``,
 ``nlpdyn.jit``): the same steps as CasADi's interpreter, a disk cache keyed by the C code,
 and a clean fallback where nothing can be compiled."""
+import shutil
 import warnings
 
 import casadi as ca
@@ -196,3 +197,24 @@ def test_command_line_jit(capsys):
     with pytest.raises(SystemExit):
         main(["pendulum", "--jit", "--no-jit"])
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_auto_with_a_failing_compiler_steps_on_interpreted(cache, monkeypatch):
+    """jit "auto" whose build fails: the run goes on interpreted, each function with the
+    compiler's word for it, and the summary says so."""
+    monkeypatch.setattr(jit_module, "find_compiler", lambda: shutil.which("false"))
+    monkeypatch.setattr(stepper_module, "JIT_LOOK_UP", 0.0)
+    monkeypatch.setattr(jit_module, "BUILD_SECONDS", (0.0, 0.0))
+    stepper = nd.Stepper(_stop_pendulum(), h=1e-3, jit="auto")
+    for _ in range(stepper_module.JIT_CHECK_EVERY):
+        stepper.step()
+    stepper.program.jit._process.wait(timeout=120)
+    for _ in range(stepper_module.JIT_CHECK_EVERY):
+        stepper.step()
+    record = stepper.program.jit.record
+    assert record["compiled"] == 0 and "switched" not in record
+    assert set(record["interpreted"]) == {"implicit_terms", "step_qp_sustained",
+                                          "velocity_projection"}
+    assert all(why.startswith(f"{shutil.which('false')} failed")
+               for why in record["interpreted"].values())
+    assert "interpreted: implicit_terms" in stepper.result().summary()
