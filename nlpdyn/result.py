@@ -616,9 +616,8 @@ class Result:
                          f"(range {np.ptp(self.energy):.3e} J)")
         lines += [f"warning: {w}" for w in self.info.get("warnings", [])]
         if self.initial_projection.get("changed"):
-            ip = self.initial_projection
-            lines.append(f"initial conditions projected: position change {ip['position_change']:.3e}, "
-                         f"velocity change {ip['velocity_change']:.3e}")
+            lines.append("initial conditions projected, largest change per quantity: "
+                         + _largest_changes(self.initial_projection))
         return "\n".join(lines)
 
     def __repr__(self):
@@ -1141,3 +1140,21 @@ def _step_problems(t, h, meta) -> list:
         return [f"h: longer than t[i + 1] - t[i] ({_where(long)}: h = {float(h[i])!r}, "
                 f"t[{i + 1}] - t[{i}] = {float(dt[i])!r})"]
     return []
+
+
+_UNITS = {"position": "m", "rotation": "rad", "velocity": "m/s", "angular velocity": "rad/s"}
+
+
+def _largest_changes(projection) -> str:
+    """The initial projection's largest change of each quantity it changed, over the bodies,
+    in its unit, and the body it moved (``initial_projection["body_changes"]``)."""
+    changes = projection.get("body_changes") or {}
+    if not changes:     # a record written before the changes were kept per body
+        return (f"positions {projection['position_change']:.3e}, velocities "
+                f"{projection['velocity_change']:.3e} (mixed units)")
+    parts = []
+    for quantity, unit in _UNITS.items():
+        body = max(changes, key=lambda name: changes[name][quantity])
+        if changes[body][quantity] > 0:
+            parts.append(f"{quantity} {changes[body][quantity]:.3g} {unit} ({body!r})")
+    return ", ".join(parts) or "none"

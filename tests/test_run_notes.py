@@ -257,3 +257,17 @@ def test_a_fault_inside_a_step_keeps_the_run_so_far(monkeypatch):
     assert res.message == "step at t = 0.005 raised ZeroDivisionError: planted"
     assert "ZeroDivisionError" in res.info["traceback"]
     assert np.array_equal(res.q, reference.q) and np.array_equal(res.t, reference.t)
+
+
+def test_the_summary_gives_the_initial_projection_in_units():
+    """The summary's line on the initial projection: per quantity the largest change, in its
+    unit, and the body; quantities left alone are not named."""
+    from nlpdyn.result import _largest_changes
+    changes = {"crank": {"position": 0.0, "rotation": 0.0, "velocity": 2e-3,
+                         "angular velocity": 0.05},
+               "rod": {"position": 0.0, "rotation": 0.0, "velocity": 2.25e-3,
+                       "angular velocity": 2.87}}
+    line = _largest_changes({"body_changes": changes})
+    assert line == "velocity 0.00225 m/s ('rod'), angular velocity 2.87 rad/s ('rod')"
+    assert "(mixed units)" in _largest_changes({"position_change": 0.0,
+                                                "velocity_change": 2.871})
