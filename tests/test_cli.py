@@ -302,3 +302,26 @@ def test_wheel_has_no_generic_top_level_name(tmp_path):
     assert {t for t in top if not t.endswith(".dist-info")} == {"nlpdyn", "nlpdyn_problems"}
     assert "nlpdyn_problems/slider_crank.py" in names
     assert any(n.endswith("licenses/LICENSE") for n in names)
+
+
+def test_reports_give_a_verdict_for_the_simulated_window(capsys):
+    """The slider's range reads ok or OUTSIDE against its closed-form limits; a run too
+    short to reach them says so instead of comparing."""
+    import problems
+    lo, hi = problems.slider_crank.slider_limits()
+
+    class Run:
+        def __init__(self, x):
+            self.x = np.asarray(x)
+
+        def position(self, body):
+            return np.c_[self.x, np.zeros_like(self.x), np.zeros_like(self.x)]
+
+    turning = 0.5 * (lo + hi) + 0.5 * (hi - lo) * np.cos(np.linspace(0, 3 * np.pi, 301))
+    assert "ok, within 0.0001 m" in problems._slider_report(Run(turning), {})
+    short = problems._slider_report(Run(turning + 0.002), {})
+    assert "OUTSIDE 0.0001 m (off by up to 0.002 m)" in short
+    assert "not reached yet" in problems._slider_report(Run(turning[:120]), {})
+    assert main(["pendulum", "--t-end", "0.3", "--no-plot", "--quiet"]) == 0
+    assert "the closed form's range 0.0000 .. 3.1416 rad is not reached yet" in \
+        capsys.readouterr().out
