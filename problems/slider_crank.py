@@ -47,8 +47,9 @@ MODELS = ("complementarity", "penalty")
 #   ideal 8.61; tilt < 0.02 deg), stepped at ~1.3e-5 s (contact_resolution, ~3.8e5 steps,
 #   ~5 min). With play its runs fail: 0.1 mm at t = 0.036 s, 1 mm at 1.42 s (h = 1e-3; every
 #   h down to 1.25e-4 fails), the midpoint step's iterations diverging ("h times a
-#   velocity-dependent force's rate above 2": likely the law's hysteresis damping after a
-#   slow re-closure, K delta^n 3 (1 - e^2) / (4 v_imp), not yet confirmed); before it
+#   velocity-dependent force's rate above 2": the law's hysteresis damping after a slow
+#   re-closure, K delta^n 3 (1 - e^2) / (4 v_imp); 0.1 mm runs through 0.3 s with e = 1 or
+#   with velocity_guard = 1e-3 m/s, 1 mm with that guard still fails at 1.14 s); before it
 #   fails, the 1 mm crank cocks by up to 7.6 deg (c over the outer strips' 7.5 mm) and loses
 #   55 % of its energy by 0.41 s (0.5 turns). Hence not yet the default.
 # "soft" (default): the data used so far: Lankarani-Nikravesh with PENALTY on 2 strips and on
