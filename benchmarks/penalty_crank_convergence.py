@@ -11,7 +11,17 @@ its stiff ringing (B with no play, 2026-11-26: 380342 steps and 397 s at rtol 1e
 0.05 % of the reference at 3 s; h = 1e-3 with its impacts resolved: 13333 steps, 12 s,
 0.14 %).
 
-    python benchmarks/penalty_crank_convergence.py [--quick] [--only B|A]
+Joint A's bearing is ``--bearing`` (``slider_crank.BEARINGS``: "soft", the default and the data
+of the runs above, or "steel", seed 001's cylindrical law on a steel bearing); ``--h`` runs
+those fixed h instead (impacts resolved, the last the reference); ``--jobs`` runs at a time.
+The steel bearing, 2026-11-27 (``--only A --bearing steel --h 1e-3 5e-4 2.5e-4 1.25e-4
+--jobs 1``; ideal mechanism 8.609 / 8.608 / 8.608 / 8.608 turns, 20.893 rad at 2 s, 31.935
+at 3 s): with no play 8.61 turns at every h, 20.882-20.883 rad at 2 s, 31.930 at 3 s
+(373510-399960 steps, 280-310 s CPU each); with 1 mm every run fails (at t = 1.42 s at
+h = 1e-3) after 0.47-0.51 turns.
+
+    python benchmarks/penalty_crank_convergence.py [--quick] [--only B|A] [--bearing soft|steel]
+        [--h H [H ...]] [--jobs N]
 """
 from __future__ import annotations
 
@@ -34,11 +44,11 @@ RUNS = [(1e-3, "resolved"), (1e-3, "at h"), (2.5e-4, "resolved"), (1.25e-4, "res
         (1e-3, "rtol 1e-2"), (6.25e-5, "resolved")]
 
 
-def measure(joint, clearance, h, mode):
+def measure(joint, clearance, h, mode, bearing="soft"):
     import nlpdyn as nd
     from problems import slider_crank as sc
     key = "spherical_clearance" if joint == "B" else "revolute_clearance"
-    system = sc.build(model="penalty", **{key: clearance})
+    system = sc.build(model="penalty", bearing=bearing, **{key: clearance})
     tic = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -64,30 +74,39 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="h = 1e-3 and 2.5e-4 only")
     parser.add_argument("--only", choices=("B", "A"), help="one joint's cases")
+    parser.add_argument("--h", type=float, nargs="+",
+                        help="these fixed h (impacts resolved) instead, the last the reference")
+    parser.add_argument("--bearing", default="soft", choices=("soft", "steel"),
+                        help="revolute joint A's bearing (problems/slider_crank.py BEARINGS)")
+    parser.add_argument("--jobs", type=int, default=2, help="runs at a time")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
         print(json.dumps(measure(*json.loads(args.measure))))
         return
     runs = RUNS[:3] if args.quick else RUNS
+    if args.h:
+        runs = [(h, "resolved") for h in args.h]
     print(f"{'joint':>5} {'play':>6} {'h':>15} {'steps':>6} {'angle 1 s':>10} {'angle 2 s':>10} "
-          f"{'angle 3 s':>10} {'turns 5 s':>10} {'vs ref 2 s':>10} {'vs ref 3 s':>10} {'CPU s':>7}")
+          f"{'angle 3 s':>10} {'turns 5 s':>10} {'vs ref 2 s':>10} {'vs ref 3 s':>10} {'vs ref 5 s':>10} "
+          f"{'CPU s':>7}")
     for joint, c in CASES:
         if args.only and joint != args.only:
             continue
         case_runs = [(h, mode) for h, mode in runs if c or not mode.startswith("rtol")]
-        jobs = [(joint, c, h, mode) for h, mode in case_runs]
-        with ThreadPoolExecutor(2) as pool:
+        jobs = [(joint, c, h, mode, args.bearing) for h, mode in case_runs]
+        with ThreadPoolExecutor(args.jobs) as pool:
             results = dict(zip(jobs, pool.map(_run, jobs)))
-        ref = results[(joint, c, *runs[-1])]
+        ref = results[(joint, c, *runs[-1], args.bearing)]
         for h, mode in case_runs:
-            r = results[(joint, c, h, mode)]
+            r = results[(joint, c, h, mode, args.bearing)]
             label = mode if mode.startswith("rtol") else f"{h:.3g}" + (
                 "" if mode == "resolved" else " at h")
             print(f"{joint:>5} {c * 1e3:4.0f}mm {label:>15} {r['steps']:6d} {r['angle'][0]:10.3f} "
                   f"{r['angle'][1]:10.3f} {r['angle'][2]:10.3f} {r['turns']:10.2f} "
                   f"{(r['angle'][1] - ref['angle'][1]) / ref['angle'][1]:+10.2%} "
-                  f"{(r['angle'][2] - ref['angle'][2]) / ref['angle'][2]:+10.2%} {r['cpu']:7.1f}"
+                  f"{(r['angle'][2] - ref['angle'][2]) / ref['angle'][2]:+10.2%} "
+                  f"{(r['turns'] - ref['turns']) / ref['turns']:+10.2%} {r['cpu']:7.1f}"
                   + ("" if r["ok"] else "  (failed)"), flush=True)
 
 

@@ -29,13 +29,71 @@ def slider_limits() -> tuple[float, float]:
 # axial and radial displacements").
 PIN_RADIUS = 0.01
 BEARING_LENGTH = 0.02
-# Seed 001's penalty contact law for both clearance joints: K = 5e6 N/m, n = 1.5, e = 0.75
+# Seed 001's penalty contact law (eq. 43): K = 5e6 N/m, n = 1.5, e = 0.75; the spherical
+# joint B's law, and joint A's (strips and axial faces) on the "soft" bearing
 PENALTY = {"stiffness": 5e6, "exponent": 1.5, "restitution": 0.75}
 MODELS = ("complementarity", "penalty")
 
+# The penalty revolute joint A's bearing (``build(bearing=...)``, docs/CASES.md #5):
+# "steel": seed 001 section 3.1 takes the cylindrical contact law (eq. 44, Pereira et al. 2015)
+#   for its revolute joints; here on a steel pin in a steel bore (E = 207 GPa, nu = 0.3,
+#   *ours*), e = 0.75 (the seed's), PIN_RADIUS, BEARING_LENGTH (L/D = 1, a common journal
+#   bearing proportion), 4 strips. The law's stiffness per unit length, (a dR + b) E* / dR,
+#   follows the radial clearance dR; it is fitted for dR in [5e-3, 10] mm (eq. 48), so below
+#   5e-3 mm (the seed's 0 and 1e-3 mm) it is taken at 5e-3 mm, the stiffest the fit covers
+#   (1.15e10 N/m^1.37 per strip). The axial faces take the same law (section 2.4.2: eq. 44's
+#   delta is "the axial or radial displacement").
+#   With no play it turns like the perfect joint (8.61 turns in 5 s at h = 1e-3 to 1.25e-4,
+#   ideal 8.61; tilt < 0.02 deg), stepped at ~1.3e-5 s (contact_resolution, ~3.8e5 steps,
+#   ~5 min). With play its runs fail: 0.1 mm at t = 0.036 s, 1 mm at 1.42 s (h = 1e-3; every
+#   h down to 1.25e-4 fails), the midpoint step's iterations diverging ("h times a
+#   velocity-dependent force's rate above 2": the law's hysteresis damping after a slow
+#   re-closure, K delta^n 3 (1 - e^2) / (4 v_imp); 0.1 mm runs through 0.3 s with e = 1 or
+#   with velocity_guard = 1e-3 m/s, 1 mm with that guard still fails at 1.14 s); before it
+#   fails, the 1 mm crank cocks by up to 7.6 deg (c over the outer strips' 7.5 mm) and loses
+#   55 % of its energy by 0.41 s (0.5 turns). Hence not yet the default.
+# "soft" (default): the data used so far: Lankarani-Nikravesh with PENALTY on 2 strips and on
+#   the faces.
+#   The crank, loaded at B 80 mm from a bearing whose strips sit 10 mm apart, cocks: with no
+#   play the strips resist a tilt theta with M = 23.5 theta^1.5 N m (2 x 1.328 K (L/4)^2.5), so
+#   the ~37 N the rod puts on B near its dead centres tilts it by ~14 deg and moves B ~19 mm
+#   along X. The mechanism then swings back and forth (0.34 turns in 5 s at h = 1e-3, 1.16 at
+#   2.5e-4; ideal 8.61) while keeping 97 % of its energy over 1.5 s: geometry, not damping.
+BEARINGS = ("soft", "steel")
+STEEL = {"youngs_modulus": 2.07e11, "poisson_ratio": 0.3}
+PEREIRA_MIN_CLEARANCE = 5e-6
+BEARING_STRIPS = {"steel": 4, "soft": 2}
+
+
+def bearing_law(clearance, bearing="soft", n_strips=None) -> nd.ContactLaw:
+    """The strips' contact law of the penalty revolute joint A (``BEARINGS``).
+
+    "steel": :class:`nlpdyn.Pereira` (seed 001 eq. 44) with ``STEEL``, restitution 0.75,
+    ``BEARING_LENGTH`` and ``n_strips``; below ``PEREIRA_MIN_CLEARANCE`` its stiffness and
+    exponent at that clearance, as a :class:`nlpdyn.LankaraniNikravesh` law (the same force).
+    "soft": Lankarani-Nikravesh with ``PENALTY``.
+
+    Example
+    -------
+    >>> law = bearing_law(0.0, "steel")        # no play: Pereira's law at dR = 5e-3 mm
+    >>> f"{law.stiffness:.3g} {law.exponent:.3f}"
+    '1.15e+10 1.369'
+    """
+    if bearing not in BEARINGS:
+        raise ValueError(f"bearing must be one of {BEARINGS}, got {bearing!r}")
+    if bearing == "soft":
+        return nd.LankaraniNikravesh(**PENALTY)
+    n_strips = BEARING_STRIPS[bearing] if n_strips is None else n_strips
+    law = nd.Pereira(PENALTY["restitution"], **STEEL, length=BEARING_LENGTH,
+                     radial_clearance=max(clearance, PEREIRA_MIN_CLEARANCE), n_strips=n_strips)
+    if clearance >= PEREIRA_MIN_CLEARANCE:
+        return law
+    return nd.LankaraniNikravesh(law.stiffness, law.exponent, PENALTY["restitution"])
+
 
 def build(gravity=(0.0, 0.0, -9.81), crank_speed=6.0, spherical_clearance=None,
-          revolute_clearance=None, model="complementarity", law=None, n_strips=2) -> nd.System:
+          revolute_clearance=None, model="complementarity", law=None, n_strips=None,
+          bearing="soft") -> nd.System:
     """The slider-crank of docs/CASES.md #5.
 
     Bodies "crank", "rod", "slider"; joints "A" (revolute, ground-crank), "B" (spherical,
@@ -45,8 +103,14 @@ def build(gravity=(0.0, 0.0, -9.81), crank_speed=6.0, spherical_clearance=None,
 
     ``spherical_clearance`` / ``revolute_clearance`` (m; None: the ideal joint) turn B or A
     into a clearance joint, ``model`` "complementarity" (unilateral gaps; a clearance of 0
-    is the ideal joint) or "penalty" (seed 001: a contact law, ``law`` defaulting to
-    Lankarani-Nikravesh with ``PENALTY``; a clearance of 0 is allowed). Same names either way.
+    is the ideal joint) or "penalty" (seed 001: contact laws; a clearance of 0 is allowed).
+    Same names either way. Penalty laws: ``law`` for every contact when given; else B takes
+    Lankarani-Nikravesh with ``PENALTY`` (seed 001 eq. 43) and A the laws of its ``bearing``
+    (``BEARINGS``, :func:`bearing_law`): "soft" (default, the data used so far: ``PENALTY``
+    per strip, 2 strips), on which the crank cocks and stalls even with no play; "steel",
+    seed 001's cylindrical law (eq. 44) on a steel bearing with ``n_strips`` (default 4)
+    strips, which turns like the perfect joint with no play but whose runs with play fail
+    (see ``BEARINGS``).
     """
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, got {model!r}")
@@ -64,16 +128,21 @@ def build(gravity=(0.0, 0.0, -9.81), crank_speed=6.0, spherical_clearance=None,
     c_point = np.array([0.2, 0.0, 0.0])
     rod_dir = (c_point - b_point) / np.linalg.norm(c_point - b_point)
     axis2 = np.cross((1.0, 0, 0), rod_dir)
-    if law is None and model == "penalty":
-        law = nd.LankaraniNikravesh(**PENALTY)
+    if bearing not in BEARINGS:
+        raise ValueError(f"bearing must be one of {BEARINGS}, got {bearing!r}")
+    n_strips = BEARING_STRIPS[bearing] if n_strips is None else n_strips
     A = nd.Revolute(s.ground, crank, point=CRANK_PIVOT, axis=(1, 0, 0), name="A")
     B = nd.Spherical(crank, rod, point=b_point, name="B")
     if revolute_clearance is not None and (revolute_clearance > 0 or model == "penalty"):
-        A = _clearance_version(A, model, law, radius=PIN_RADIUS, length=BEARING_LENGTH,
+        strips_law = law
+        if model == "penalty" and law is None:
+            strips_law = bearing_law(revolute_clearance, bearing, n_strips)
+        A = _clearance_version(A, model, strips_law, radius=PIN_RADIUS, length=BEARING_LENGTH,
                                clearance=revolute_clearance, axial_clearance=revolute_clearance,
                                n_strips=n_strips)
     if spherical_clearance is not None and (spherical_clearance > 0 or model == "penalty"):
-        B = _clearance_version(B, model, law, clearance=spherical_clearance)
+        B = _clearance_version(B, model, law or nd.LankaraniNikravesh(**PENALTY),
+                               clearance=spherical_clearance)
     for joint in (A, B):
         (s.add_force if isinstance(joint, nd.ForceElement) else s.add_joint)(joint)
     s.add_joint(nd.Universal(slider, rod, point=c_point, axis1=(1, 0, 0),
