@@ -1446,13 +1446,16 @@ class Stepper:
             unmet = implicit and not self._implicit_met(out)
             # joint friction: the memory takes the step's normal forces until they hold
             met = not friction or self._normal_forces_met(out)
-            if spinning and rate >= 1:
+            # (while the implicit elements' Newton iterations are under way, their updates,
+            # not the predictor's, move the mean velocity: no divergence to judge)
+            if spinning and rate >= 1 and not unmet:
                 sol.success = False
                 sol.status = (f"the midpoint step's iterations diverge: the gyroscopic term's "
                               f"change grows {rate:.3g}x an iterate (h times a velocity-"
                               "dependent force's rate above 2)")
                 break
-            if not (spinning or unmet or not met) or not np.isfinite(out[-1][2]):
+            if (not (spinning or unmet or not met) or not np.isfinite(out[-1][2])
+                    or not np.isfinite(sol.y).all()):
                 break
             if implicit:       # the impulse at sol.y holds while the memory does
                 # after a cycle, a fresh linearisation at every iterate (full Newton: the

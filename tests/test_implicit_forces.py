@@ -380,3 +380,19 @@ def test_implicit_hessian_pattern_grows_linearly_with_the_bodies():
            for n in (4, 8, 16)}
     # a 6 x 6 block per link and two per bushing between neighbours (not (6N)^2)
     assert nnz == {n: 36 * n + 72 * (n - 1) for n in (4, 8, 16)}
+
+
+def test_a_law_beyond_its_range_fails_the_step_not_the_run():
+    """An element's stiffness block that is not finite (a law evaluated beyond its range)
+    makes the step's solve non-finite, which the step's check refuses and a shorter h
+    retries; it does not end the run with numpy's eigendecomposition error."""
+    s = nd.System(gravity=(0, 0, -9.81))
+    bar = s.add_body("bar", 1.0, (1e-4, 1 / 12, 1 / 12), position=(0.5, 0, 0))
+    hinge = s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 1, 0),
+                                    name="hinge"))
+    s.add_force(nd.RotationStop(hinge, -0.1, 0.1, nd.Hertz(1e4), name="stop"))
+    linearisation = nd.Stepper(s, h=1e-3).program.implicit
+    blocks = np.ones(linearisation._n_blocks + len(linearisation.contacts))
+    blocks[0] = np.inf
+    linearisation._project(blocks)
+    assert np.isnan(linearisation._values).any()
