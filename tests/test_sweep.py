@@ -222,7 +222,16 @@ def waiting(kind, flags=".", release=""):
     return pendulum.build(length=0.5)
 
 
-def test_ctrl_c_with_a_process_pool_returns_at_once(tmp_path):
+@pytest.fixture
+def ctrl_c_raises():
+    """Ctrl-C raising KeyboardInterrupt, as in a terminal: a shell's background job starts
+    with SIGINT ignored, and Python then leaves it so."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_with_a_process_pool_returns_at_once(tmp_path, ctrl_c_raises):
     """The points done are rows, the running ones (two, and up to three a ProcessPoolExecutor
     has queued for its workers) say interrupted, the others did not run; the sweep returns
     while points are still waiting (it did not wait for them)."""
