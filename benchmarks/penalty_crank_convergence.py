@@ -17,8 +17,10 @@ those fixed h instead (impacts resolved, the last the reference); ``--jobs`` run
 The steel bearing, 2026-11-27 (``--only A --bearing steel --h 1e-3 5e-4 2.5e-4 1.25e-4
 --jobs 1``; ideal mechanism 8.609 / 8.608 / 8.608 / 8.608 turns, 20.893 rad at 2 s, 31.935
 at 3 s): with no play 8.61 turns at every h, 20.882-20.883 rad at 2 s, 31.930 at 3 s
-(373510-399960 steps, 280-310 s CPU each); with 1 mm every run fails (at t = 1.42 s at
-h = 1e-3) after 0.47-0.51 turns.
+(373510-399960 steps, 280-310 s CPU each); with 1 mm every run failed then (at t = 1.42 s
+at h = 1e-3) after 0.47-0.51 turns. Since the midpoint step no longer takes the law's Newton
+iterations after slow re-closures for a diverging force, the 1 mm runs reach 5 s: 0.475 /
+0.508 / 0.490 turns at h = 1e-3 / 5e-4 / 2.5e-4 (2026-11-27, one run each, 1.5-1.6e5 steps).
 
     python benchmarks/penalty_crank_convergence.py [--quick] [--only B|A] [--bearing soft|steel]
         [--h H [H ...]] [--jobs N]

@@ -45,13 +45,11 @@ MODELS = ("complementarity", "penalty")
 #   delta is "the axial or radial displacement").
 #   With no play it turns like the perfect joint (8.61 turns in 5 s at h = 1e-3 to 1.25e-4,
 #   ideal 8.61; tilt < 0.02 deg), stepped at ~1.3e-5 s (contact_resolution, ~3.8e5 steps,
-#   ~5 min). With play its runs fail: 0.1 mm at t = 0.036 s, 1 mm at 1.42 s (h = 1e-3; every
-#   h down to 1.25e-4 fails), the midpoint step's iterations diverging ("h times a
-#   velocity-dependent force's rate above 2": the law's hysteresis damping after a slow
-#   re-closure, K delta^n 3 (1 - e^2) / (4 v_imp); 0.1 mm runs through 0.3 s with e = 1 or
-#   with velocity_guard = 1e-3 m/s, 1 mm with that guard still fails at 1.14 s); before it
-#   fails, the 1 mm crank cocks by up to 7.6 deg (c over the outer strips' 7.5 mm) and loses
-#   55 % of its energy by 0.41 s (0.5 turns). Hence not yet the default.
+#   ~5 min). With play it runs (the steps' Newton iterations on the law's hysteresis after
+#   slow re-closures are no longer taken for a diverging force): 1 mm, 5 s, h = 1e-3 / 5e-4 /
+#   2.5e-4: 0.475 / 0.508 / 0.490 turns (stepped at ~3e-5 s, ~1.5e5 steps, 2.5-3.5 min); the
+#   crank cocks by up to 7.6 deg (c over the outer strips' 7.5 mm), stops within half a turn
+#   and rocks (seed 001: about two revolutions). Hence not yet the default.
 # "soft" (default): the data used so far: Lankarani-Nikravesh with PENALTY on 2 strips and on
 #   the faces.
 #   The crank, loaded at B 80 mm from a bearing whose strips sit 10 mm apart, cocks: with no
@@ -109,8 +107,8 @@ def build(gravity=(0.0, 0.0, -9.81), crank_speed=6.0, spherical_clearance=None,
     (``BEARINGS``, :func:`bearing_law`): "soft" (default, the data used so far: ``PENALTY``
     per strip, 2 strips), on which the crank cocks and stalls even with no play; "steel",
     seed 001's cylindrical law (eq. 44) on a steel bearing with ``n_strips`` (default 4)
-    strips, which turns like the perfect joint with no play but whose runs with play fail
-    (see ``BEARINGS``).
+    strips, which turns like the perfect joint with no play and stops within half a turn
+    with 1 mm of play (see ``BEARINGS``).
     """
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, got {model!r}")
