@@ -166,15 +166,24 @@ def describe(problems) -> str:
     return "\n".join(lines)
 
 
-def _variant_help(problem, variant) -> str:
+def _variant_help(problem, variant, given=None) -> str:
+    """The variant's description and options, with the values ``given`` (option -> value)
+    beside the defaults the description speaks of."""
+    given, settings = given or {}, problem.variants[variant].settings
     opts = []
     for key in problem.options_of(variant):
-        o = problem.options[key]
-        default = problem.default(key)
-        shown = f"{float(default):g}" if isinstance(default, float) else repr(default)
-        opts.append(f"{key} ({o.help}; default {shown})")
-    return f"{variant}: {problem.variants[variant].description}; options: " + (
-        ", ".join(opts) or "none")
+        now = f"; given {_shown(given[key])}" if key in given else ""
+        default = settings[key] if key in settings else problem.default(key)
+        opts.append(f"{key} ({problem.options[key].help}; default {_shown(default)}{now})")
+    description = problem.variants[variant].description
+    if given:
+        description += (" (at its defaults; given here: "
+                        + ", ".join(f"{k}={_shown(v)}" for k, v in given.items()) + ")")
+    return f"{variant}: {description}; options: " + (", ".join(opts) or "none")
+
+
+def _shown(value) -> str:
+    return f"{float(value):g}" if isinstance(value, float) else repr(value)
 
 
 def _clearance_option(problem, variant):
@@ -338,7 +347,7 @@ def main(argv=None) -> int:
     save, plot = _output_files(parser, args, args.problem)
 
     print(f"{args.problem} [{variant}]: {problem.description}")
-    print(f"  {_variant_help(problem, variant)}")
+    print(f"  {_variant_help(problem, variant, values)}")
     if keywords:
         print(f"  model: {', '.join(f'{k}={v!r}' for k, v in keywords.items())}")
     print(f"  run: t_end = {t_end:g} s, h = {h}")

@@ -325,3 +325,14 @@ def test_reports_give_a_verdict_for_the_simulated_window(capsys):
     assert main(["pendulum", "--t-end", "0.3", "--no-plot", "--quiet"]) == 0
     assert "the closed form's range 0.0000 .. 3.1416 rad is not reached yet" in \
         capsys.readouterr().out
+
+
+def test_the_variant_line_follows_the_options_given(capsys):
+    """The header names the variant's own value of each option as its default, and the
+    values given on the command line beside them."""
+    assert main(["slider_crank", "--variant", "clearance_A", "--clearance", "1e-3",
+                 "--t-end", "0.005", "--no-plot", "--quiet"]) == 0
+    header = capsys.readouterr().out.splitlines()[1]
+    assert "(at its defaults; given here: revolute_clearance=0.001)" in header
+    assert "revolute_clearance (radial and axial clearance of A [m]; default 0.0001; " \
+        "given 0.001)" in header
