@@ -126,10 +126,11 @@ class ImplicitLinearisation:
             if not J.any():     # slack: open contacts, stops away from their limits
                 self._H.append(np.zeros_like(J))
                 continue
-            if not np.isfinite(J).all():    # a law beyond its range: the step's check
-                self._H.append(np.full_like(J, np.nan))     # refuses it, h is shortened
+            try:
+                lam, V = np.linalg.eigh(J)
+            except np.linalg.LinAlgError:   # a law beyond its range (not finite): the
+                self._H.append(np.full_like(J, np.nan))     # step's check refuses the solve
                 continue
-            lam, V = np.linalg.eigh(J)
             self._H.append((V * np.maximum(lam, 0.0)[:, None, :]) @ V.transpose(0, 2, 1))
         self.contact_stiffness = np.array(blocks[self._n_blocks:])
         values = np.concatenate([H.ravel() for H in self._H]) if self._H else np.zeros(0)

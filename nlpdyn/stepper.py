@@ -824,7 +824,7 @@ class Stepper:
         jit = self.program.jit
         compiled = jit.record["compiled"]
         if jit.poll() and jit.record["compiled"] > compiled:
-            jit.record["switched"] = jit.record.get("switched", []) + [float(self.t)]
+            jit.record.setdefault("switched", []).append(float(self.t))
         if not jit.pending:
             return
         left = self._jit_wall
@@ -836,9 +836,9 @@ class Stepper:
         cached = jit.record["cached"]
         jit.look_up()
         if jit.record["cached"] > cached:
-            jit.record["switched"] = jit.record.get("switched", []) + [float(self.t)]
+            jit.record.setdefault("switched", []).append(float(self.t))
         if jit.pending and not jit.building and left > jit.build_seconds():
-            jit.record["started"] = jit.record.get("started", []) + [float(self.t)]
+            jit.record.setdefault("started", []).append(float(self.t))
             jit.start()
 
     # ------------------------------------------------------------------ error control (rtol)
