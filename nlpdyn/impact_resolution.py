@@ -1,0 +1,96 @@
+"""Impacts resolved in time (``contact_resolution``): the step shortened where a contact
+element closes stiffer than omega h allows, and the record of the impacts left unresolved."""
+from __future__ import annotations
+
+import numpy as np
+
+# a sustained contact is stepped at up to this many times ``contact_resolution``'s omega h
+SUSTAINED = 4.0
+
+
+class _ImpactResolution:
+    """Part of :class:`~nlpdyn.Stepper`: its steps shortened through stiff impacts."""
+
+    def _resolved_bounds(self, h_min, h_max):
+        """The step's h bounds with the last step's stiffest contact resolved
+        (``contact_resolution``): at a fixed h, a whole fraction of what is left to the next
+        point of its grid (t0 + k h), so the steps come back to it after the contact."""
+        target = self._h_next
+        if self.step_control != "fixed":
+            return min(h_min, target), min(h_max, target)
+        span = min(h_max, self._to_grid())
+        if target >= span:
+            return span, span
+        h = span / min(np.ceil(span / target), self.settings.contact_substeps)
+        return h, h
+
+    def _impacts_omega_h(self, h) -> tuple[float, int, float]:
+        """omega h of the stiffest contact element in an impact at the last solve's
+        linearisation (2 sqrt(lambda), lambda ~ (omega h)^2 / 4 the norm of its stored
+        energy's block, ``ImplicitLinearisation.contact_stiffness``, in an impact times the
+        square root of its laws' ``loading_stiffness_ratio``) and its index there, (0, -1)
+        if none; ``true_omega_h`` the element's own omega h.
+        In an impact: closed, and for less than one period 2 pi / omega since it closed. A
+        contact closed longer is sustained: the energy-consistent step carries its slow
+        loads at any h, and its omega h counts for 1 / ``SUSTAINED`` (its stiff vibration is
+        not resolved, only kept within reach of the step's Newton iterations)."""
+        implicit = self.program.implicit
+        stiffness = implicit.contact_stiffness
+        if not stiffness.any():
+            return 0.0, -1, 0.0
+        stored_omega_h = 2.0 * np.sqrt(np.maximum(stiffness, 0.0))
+        since = self.t - self._closed_since
+        impact = ~(since * stored_omega_h >= 2 * np.pi * h)        # NaN: closes now
+        # an impact loads along its laws' loading branch (``ContactLaw.loading_stiffness_
+        # ratio``); a sustained contact counts for 1 / SUSTAINED of its stored energy's
+        true_omega_h = np.where(impact, stored_omega_h * implicit.loading_omega_ratio,
+                                stored_omega_h)
+        omega_h = np.where(impact, true_omega_h, true_omega_h / SUSTAINED)
+        i = int(np.argmax(omega_h))
+        return float(omega_h[i]), i, float(true_omega_h[i])
+
+    def _resolve_contacts(self, outcome, retries, shortened):
+        """Re-solve a step whose impact (``_impacts_omega_h``) was stiffer than
+        ``contact_resolution`` allows with the h that resolves it (a whole fraction of the
+        step), and set the next step's largest h from its omega. ``shortened``: the step
+        was already shortened for the last one's impact (or to come back to the grid)."""
+        st, limit = self.settings, self.settings.contact_resolution
+        floor = self.h_max / st.contact_substeps
+        h = outcome.sol.h
+        omega_h, i, true_omega_h = self._impacts_omega_h(h)
+        for _ in range(3 if limit is not None else 0):
+            # 1.5: a step a little past the limit is kept, the next one is shortened
+            if omega_h <= 1.5 * limit or h <= floor * (1 + 1e-9):
+                break
+            h = h / min(np.ceil(omega_h / limit), max(np.floor(h / floor), 1.0))
+            outcome, more = self._solve_with_retries(h, h)
+            retries += more
+            h = outcome.sol.h
+            omega_h, i, true_omega_h = self._impacts_omega_h(h)
+            shortened = True
+        self._h_next = limit * h / omega_h if limit is not None and omega_h > 0 else np.inf
+        closed = self.program.implicit.contact_stiffness > 0
+        if closed.any() or self._any_closed:
+            self._closed_since = np.where(closed, np.fmin(self._closed_since, self.t), np.nan)
+            self._any_closed = bool(closed.any())
+        record = self.resolution
+        if shortened:
+            record["shortened_steps"] += 1
+            record["smallest_h"] = min(record["smallest_h"], h)
+        if omega_h > max(record["unresolved"][0], 1.0, 4.0 * (limit or 0.0)):
+            element = self.cs.force_elements[self.program.implicit.contacts[i]]
+            record["unresolved"] = (omega_h, self.t + h, element.name, true_omega_h)
+        return outcome, retries
+
+    def resolution_note(self) -> str:
+        """A note when an impact was not resolved in time (omega h above 1 and above 4
+        ``contact_resolution``: over within a few steps): its outcome depends on h."""
+        _, when, name, omega_h = self.resolution["unresolved"]
+        if not name:
+            return ""
+        limit = self.settings.contact_resolution
+        why = ("contact_resolution is None" if limit is None else
+               f"at h / contact_substeps = {self.h_max / self.settings.contact_substeps:.3g} s")
+        return (f"the contact of '{name}' was not resolved in time: omega h = {omega_h:.3g} at "
+                f"t = {when:.6g} ({why}); what it does (its loss, how long it lasts) depends "
+                "on h")
