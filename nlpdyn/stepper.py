@@ -15,8 +15,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from .assembly import LedgerTotals, Recorder, build_result
-from .checks import (UNIT_NORMALISE, is_choice, is_number, raise_problems, run_problems,
-                     step_end, step_size_problems, stepper_arguments, time_span)
+from .checks import UNIT_NORMALISE, is_choice, is_number, step_end, step_size_problems, time_span
 from .joints.ideal import Joint, Programmed, _Driver
 from .forces.elements import Gravity
 from .contact import ACCEPTED, SCHEMES, ContactOutcome, ContactScheme, WithFallback, closed_in_solve
@@ -24,6 +23,7 @@ from .rotations import G_matrix, rotation_matrices
 from .projection import (GapProjector, independent_rows, normalise, position_change,
                          project_positions, project_velocities)
 from .result import Result
+from .run_arguments import raise_problems, run_problems, stepper_arguments
 from .fastcall import silenced_stdout
 from .jit import resolve_mode
 from .step_nlp import _QP_OPTIONS, StepProgram, StepSolution
