@@ -365,6 +365,7 @@ class CompiledSystem:
         is not needed: what a recorded step exerted)."""
         return step_forces(self, t0, h, q0, v0, q1, v1, memory, T, memory_end)
 
+    def step_forces_midpoint(self, t0, h, q0, v0, qm, vf, q1, v1, memory, T):
         """What every force element exerts over a midpoint step (``scheme`` "midpoint")
         from (t0, q0, v0) to (t0 + h, q1, v1), drifting through qm, as ``step_forces``'s
         namespace (no carry: ``C`` and ``carried`` are zero):
