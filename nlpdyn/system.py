@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .body import Ground, RigidBody
 from .checks import ModelError, as_vector, failure_reason, name_problems, show
@@ -70,10 +71,48 @@ class System:
         if self._compiled is not None:
             raise RuntimeError("the system is compiled and locked; build a new System to change it")
 
-    def add_body(self, name, mass, inertia, position=(0, 0, 0), orientation=(1, 0, 0, 0),
-                 velocity=(0, 0, 0), angular_velocity=(0, 0, 0), geometry=None) -> RigidBody:
+    def add_body(self, name: str, mass: float, inertia: ArrayLike,
+                 position: ArrayLike = (0, 0, 0), orientation: ArrayLike = (1, 0, 0, 0),
+                 velocity: ArrayLike = (0, 0, 0), angular_velocity: ArrayLike = (0, 0, 0),
+                 geometry=None) -> RigidBody:
         """Add a rigid body (see :class:`~nlpdyn.body.RigidBody`; angular velocity in the
-        body frame; ``geometry`` the shapes that draw it)."""
+        body frame; ``geometry`` the shapes that draw it).
+
+        Parameters
+        ----------
+        name : str
+            Its name, unique among the bodies and elements (lookups in results).
+        mass : float
+            Mass (kg, > 0).
+        inertia : array_like, shape (3,) or (3, 3)
+            Principal moments or the inertia matrix about the centre of mass (kg m^2, body
+            frame).
+        position : array_like, shape (3,)
+            Initial centre of mass (m, global).
+        orientation : array_like, shape (4,) or (3, 3), or scipy.spatial.transform.Rotation
+            Initial Euler parameters (scalar first), rotation matrix (body -> global) or
+            rotation.
+        velocity : array_like, shape (3,)
+            Initial centre-of-mass velocity (m/s, global).
+        angular_velocity : array_like, shape (3,)
+            Initial angular velocity (rad/s, body frame).
+        geometry : shape or list of shapes, optional
+            The shapes that draw it (``nd.Box``, ``nd.Cylinder``, ``nd.Sphere``,
+            ``nd.Link``); None: the default drawing.
+
+        Returns
+        -------
+        RigidBody
+            The body, now part of the system.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+        >>> bar.name, s.body("bar") is bar
+        ('bar', True)
+        """
         self._check_open()
         body = RigidBody(name, mass, inertia, position, orientation, velocity, angular_velocity,
                          geometry=geometry)

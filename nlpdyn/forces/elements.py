@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..body import RigidBody
 from ..checks import (as_number, as_vector, call_user_function, is_vector, number_problems, show,
@@ -96,12 +97,39 @@ class SpringDamper(ForceElement):
 
     Tension F = stiffness (l - free_length) + damping dl/dt along the line of the points;
     ``free_length`` defaults to the initial distance. Potential 1/2 k (l - l0)^2.
+
+    Parameters
+    ----------
+    body_a, body_b : RigidBody or Ground
+        The bodies it joins.
+    point_a, point_b : array_like, shape (3,)
+        Its ends on ``body_a`` and ``body_b``, global frame at the initial configuration
+        (distinct points).
+    stiffness : float
+        k (N/m, >= 0).
+    damping : float
+        The damping coefficient (N s/m, >= 0).
+    free_length : float, optional
+        l0 (m, >= 0); default: the initial distance of the points.
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> mass = s.add_body("mass", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0, 0, -0.5))
+    >>> spring = s.add_force(nd.SpringDamper(s.ground, (0, 0, 0), mass, (0, 0, -0.5),
+    ...                                      stiffness=100.0, damping=0.5))
+    >>> float(spring.free_length)
+    0.5
     """
 
     kind = "spring-damper"
 
-    def __init__(self, body_a, point_a, body_b, point_b, stiffness, damping=0.0,
-                 free_length=None, name=None):
+    def __init__(self, body_a: RigidBody, point_a: ArrayLike, body_b: RigidBody,
+                 point_b: ArrayLike, stiffness: float, damping: float = 0.0,
+                 free_length: float | None = None, name: str | None = None):
         self.bodies = (body_a, body_b)
         self.point_a = as_vector(point_a)
         self.point_b = as_vector(point_b)

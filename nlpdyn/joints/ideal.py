@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..body import BodyState, RigidBody
 from ..checks import (as_number, as_unit_vector, as_vector, call_user_function,
@@ -29,7 +30,8 @@ class Joint(BilateralConstraint):
     kind = "joint"
     has_axis = True
 
-    def __init__(self, parent: RigidBody, child: RigidBody, point, axis=None, name=None):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike,
+                 axis: ArrayLike | None = None, name: str | None = None):
         self.parent, self.child = parent, child
         self.bodies = (parent, child)
         self.name = name
@@ -97,7 +99,30 @@ class Spherical(Joint):
 
 
 class Revolute(Joint):
-    """Hinge about ``axis`` through ``point`` (5 equations)."""
+    """Hinge about ``axis`` through ``point`` (5 equations).
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that turns about the axis relative to ``parent``.
+    point : array_like, shape (3,)
+        A point on the hinge axis, global frame at the initial configuration.
+    axis : array_like, shape (3,)
+        The hinge axis, global frame at the initial configuration (a unit vector; required).
+    name : str, optional
+        Its name in results (default: ``revolute1``, ... when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+    >>> hinge = s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 1, 0)))
+    >>> hinge.name, hinge.n_equations
+    ('revolute1', 5)
+    """
 
     kind = "revolute joint"
     n_equations = 5
