@@ -135,9 +135,28 @@ class System:
         body = self.body(body) if isinstance(body, str) else body
         body.geometry = geometry
 
-    def add_joint(self, joint):
+    def add_joint(self, joint: BilateralConstraint | UnilateralConstraint):
         """Add an ideal joint, driver, programmed constraint or clearance joint; one added
-        without a name gets one here (``revolute1``, ...), used by the result's lookups."""
+        without a name gets one here (``revolute1``, ...), used by the result's lookups.
+
+        Parameters
+        ----------
+        joint : BilateralConstraint or UnilateralConstraint
+            The joint, driver, constraint or clearance joint, its bodies already added.
+
+        Returns
+        -------
+        BilateralConstraint or UnilateralConstraint
+            ``joint`` itself, named.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+        >>> s.add_joint(nd.Revolute(s.ground, bar, (0, 0, 0), (0, 1, 0))).name
+        'revolute1'
+        """
         self._check_open()
         if isinstance(joint, UnilateralConstraint):
             self.gaps.append(joint)
@@ -148,9 +167,28 @@ class System:
         self._give_name(joint)
         return joint
 
-    def add_force(self, force: ForceElement):
+    def add_force(self, force: ForceElement) -> ForceElement:
         """Add a force element (point load, spring-damper, ...), naming it like
-        :meth:`add_joint`. Gravity is added automatically."""
+        :meth:`add_joint`. Gravity is added automatically.
+
+        Parameters
+        ----------
+        force : ForceElement
+            The element, its bodies already added.
+
+        Returns
+        -------
+        ForceElement
+            ``force`` itself, named.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> ball = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> s.add_force(nd.PointForce(ball, force=(1.0, 0, 0))).name
+        'pointforce1'
+        """
         self._check_open()
         if not isinstance(force, ForceElement):
             raise TypeError(f"add_force expects a force element, got {type(force).__name__}")
@@ -159,6 +197,26 @@ class System:
         return force
 
     def body(self, name: str) -> RigidBody:
+        """The body called ``name``.
+
+        Parameters
+        ----------
+        name : str
+            The body's name.
+
+        Returns
+        -------
+        RigidBody
+            The body; a ``KeyError`` naming the bodies when there is none of that name.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> s.body("ball").mass
+        1.0
+        """
         for b in self.bodies:
             if b.name == name:
                 return b
@@ -265,7 +323,25 @@ class System:
 
     def problems(self, t0: float = 0.0) -> list[str]:
         """Every problem :meth:`compile` would raise at ``t0`` (empty when it compiles), found
-        without compiling: the system stays open to new bodies and elements."""
+        without compiling: the system stays open to new bodies and elements.
+
+        Parameters
+        ----------
+        t0 : float
+            The start time (s) the initial state is checked at.
+
+        Returns
+        -------
+        list of str
+            The problems, each naming its culprit.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> s.problems()
+        ['the system has no bodies']
+        """
         compiled = self._compiled
         try:
             if compiled is None or self._fingerprint != _fingerprint(self):
@@ -278,7 +354,19 @@ class System:
     def validate(self) -> None:
         """Check every body's and element's data; raise :class:`ModelError` listing all
         problems. :meth:`compile` also reports user functions that fail and values that are
-        not finite at the initial state."""
+        not finite at the initial state.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=-1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> s.validate()
+        Traceback (most recent call last):
+        ...
+        nlpdyn.checks.ModelError: invalid model:
+          - body 'ball': mass must be positive and finite, got -1.0
+        """
         problems, _ = self._check()
         if problems:
             raise ModelError(problems)
@@ -292,6 +380,26 @@ class System:
         initial state. Built once: later calls return the same object unless a parameter of
         a body or an element changed since (a fingerprint of all of them is compared), in
         which case the system is validated and built again.
+
+        Parameters
+        ----------
+        t0 : float
+            The start time (s) the initial state is checked at.
+
+        Returns
+        -------
+        CompiledSystem
+            The system's CasADi functions.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+        >>> _ = s.add_joint(nd.Revolute(s.ground, bar, (0, 0, 0), (0, 1, 0)))
+        >>> cs = s.compile()
+        >>> cs.nq, cs.nv, cs.n_eq, s.compile() is cs
+        (7, 6, 5, True)
         """
         compiled = self._compiled
         if compiled is None or self._fingerprint != _fingerprint(self):

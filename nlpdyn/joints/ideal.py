@@ -6,6 +6,8 @@ joint sits (on both bodies initially), ``axis`` its direction (unit).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import casadi as ca
 import numpy as np
 from numpy.typing import ArrayLike
@@ -76,13 +78,35 @@ class Joint(BilateralConstraint):
 
 
 class Spherical(Joint):
-    """Ball joint: the joint point coincides on both bodies (3 equations)."""
+    """Ball joint: the joint point coincides on both bodies (3 equations).
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        The joint point, global frame at the initial configuration.
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> body = s.add_body("body", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.5, 0, 0))
+    >>> joint = s.add_joint(nd.Spherical(s.ground, body, point=(0, 0, 0)))
+    >>> joint.name, joint.n_equations
+    ('spherical1', 3)
+    """
 
     kind = "spherical joint"
     has_axis = False
     n_equations = 3
 
-    def __init__(self, parent, child, point, name=None):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike,
+                 name: str | None = None):
         super().__init__(parent, child, point, None, name)
 
     def equations(self, states, t):
@@ -141,7 +165,30 @@ class Revolute(Joint):
 
 
 class Cylindrical(Joint):
-    """Rotation about and translation along ``axis`` (4 equations)."""
+    """Rotation about and translation along ``axis`` (4 equations).
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        A point on the axis, global frame at the initial configuration.
+    axis : array_like, shape (3,)
+        The axis, global frame at the initial configuration (a unit vector; required).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> body = s.add_body("body", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.5, 0, 0))
+    >>> joint = s.add_joint(nd.Cylindrical(s.ground, body, point=(0, 0, 0), axis=(1, 0, 0)))
+    >>> joint.n_equations
+    4
+    """
 
     kind = "cylindrical joint"
     n_equations = 4
@@ -162,7 +209,30 @@ class Cylindrical(Joint):
 
 
 class Prismatic(Joint):
-    """Translation along ``axis`` only (5 equations)."""
+    """Translation along ``axis`` only (5 equations).
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        A point on the axis, global frame at the initial configuration.
+    axis : array_like, shape (3,)
+        The axis, global frame at the initial configuration (a unit vector; required).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> body = s.add_body("body", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.5, 0, 0))
+    >>> joint = s.add_joint(nd.Prismatic(s.ground, body, point=(0, 0, 0), axis=(1, 0, 0)))
+    >>> joint.n_equations
+    5
+    """
 
     kind = "prismatic joint"
     n_equations = 5
@@ -183,13 +253,41 @@ class Prismatic(Joint):
 
 
 class Universal(Joint):
-    """Cardan joint: ``axis1`` fixed in the parent, ``axis2`` in the child, perpendicular (4)."""
+    """Cardan joint: ``axis1`` fixed in the parent, ``axis2`` in the child, perpendicular (4).
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        The cross's centre, global frame at the initial configuration.
+    axis1 : array_like, shape (3,)
+        The axis fixed in ``parent``, global frame at the initial configuration (a unit
+        vector).
+    axis2 : array_like, shape (3,)
+        The axis fixed in ``child``, perpendicular to ``axis1`` at the initial configuration.
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> body = s.add_body("body", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.5, 0, 0))
+    >>> joint = s.add_joint(nd.Universal(s.ground, body, (0, 0, 0), axis1=(0, 0, 1),
+    ...                                  axis2=(0, 1, 0)))
+    >>> joint.frame()[:, 2]
+    array([-1.,  0.,  0.])
+    """
 
     kind = "universal joint"
     has_axis = False
     n_equations = 4
 
-    def __init__(self, parent, child, point, axis1, axis2, name=None):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike, axis1: ArrayLike,
+                 axis2: ArrayLike, name: str | None = None):
         super().__init__(parent, child, point, None, name)
         self.axis1 = as_unit_vector(axis1, self.label, "axis1")
         self.axis2 = as_unit_vector(axis2, self.label, "axis2")
@@ -227,13 +325,37 @@ class Universal(Joint):
 
 
 class Fixed(Joint):
-    """Rigid connection (6 equations). ``axis`` is optional and only orients the triad."""
+    """Rigid connection (6 equations). ``axis`` is optional and only orients the triad.
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        The joint point, global frame at the initial configuration.
+    axis : array_like, shape (3,)
+        e3 of the joint frame (a unit vector, global, initial configuration).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> body = s.add_body("body", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.5, 0, 0))
+    >>> joint = s.add_joint(nd.Fixed(s.ground, body, point=(0, 0, 0)))
+    >>> joint.n_equations, joint.modes().free.shape
+    (6, (6, 0))
+    """
 
     kind = "fixed joint"
     has_axis = False
     n_equations = 6
 
-    def __init__(self, parent, child, point, axis=(0.0, 0.0, 1.0), name=None):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike,
+                 axis: ArrayLike = (0.0, 0.0, 1.0), name: str | None = None):
         super().__init__(parent, child, point, axis, name)
 
     def problems(self):
@@ -435,6 +557,26 @@ class RotationDriver(_Driver):
     The angle is the child's rotation about the joint axis relative to the parent, measured
     from the initial configuration (so angle(0) should be 0). ``angle`` is a constant or a
     function of t written with CasADi operations (``ca.sin``, ...).
+
+    Parameters
+    ----------
+    joint : Revolute or Cylindrical
+        The joint whose rotation it prescribes (added to the system too).
+    angle : float or callable
+        The angle (rad): a number, or a function of t returning a CasADi scalar.
+    name : str, optional
+        Its name in results (default: ``<joint>_rotation``).
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> crank = s.add_body("crank", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.1, 0, 0))
+    >>> hinge = s.add_joint(nd.Revolute(s.ground, crank, (0, 0, 0), (0, 0, 1), name="hinge"))
+    >>> drive = s.add_joint(nd.RotationDriver(hinge, lambda t: 2 * ca.pi * t))
+    >>> drive.name
+    'hinge_rotation'
     """
 
     kind = "rotation driver"
@@ -443,7 +585,7 @@ class RotationDriver(_Driver):
     suffix = "rotation"
     motion_name = "angle"
 
-    def __init__(self, joint: Joint, angle, name=None):
+    def __init__(self, joint: Joint, angle: float | Callable, name: str | None = None):
         super().__init__(joint, angle, name)
 
     def equations(self, states, t):
@@ -456,7 +598,28 @@ class RotationDriver(_Driver):
 
 class TranslationDriver(_Driver):
     """Prescribes the relative displacement s(t) (m) along a prismatic or cylindrical joint axis,
-    measured from the initial configuration."""
+    measured from the initial configuration.
+
+    Parameters
+    ----------
+    joint : Prismatic or Cylindrical
+        The joint whose translation it prescribes (added to the system too).
+    displacement : float or callable
+        s (m): a number, or a function of t returning a CasADi scalar.
+    name : str, optional
+        Its name in results (default: ``<joint>_translation``).
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> cart = s.add_body("cart", mass=1.0, inertia=(1e-3, 1e-3, 1e-3))
+    >>> rail = s.add_joint(nd.Prismatic(s.ground, cart, (0, 0, 0), (1, 0, 0), name="rail"))
+    >>> drive = s.add_joint(nd.TranslationDriver(rail, lambda t: 0.1 * ca.sin(t)))
+    >>> drive.name
+    'rail_translation'
+    """
 
     kind = "translation driver"
     joint_types = (Prismatic, Cylindrical)
@@ -464,7 +627,7 @@ class TranslationDriver(_Driver):
     suffix = "translation"
     motion_name = "displacement"
 
-    def __init__(self, joint: Joint, displacement, name=None):
+    def __init__(self, joint: Joint, displacement: float | Callable, name: str | None = None):
         super().__init__(joint, displacement, name)
 
     def equations(self, states, t):
@@ -483,11 +646,32 @@ class Programmed(BilateralConstraint):
     Example: an end effector following a circle in the YZ plane::
 
         nd.Programmed([arm], lambda t, s: s.point(tip)[1:] - ca.vertcat(ca.cos(t), ca.sin(t)))
+
+    Parameters
+    ----------
+    bodies : RigidBody or sequence of RigidBody
+        The bodies whose states ``equations`` receives, in this order.
+    equations : callable
+        ``equations(t, *states) -> CasADi column``: Phi(q, t), zero when the constraint holds.
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+    point : array_like, shape (3,), optional
+        Where the result reports its reaction (global, initial configuration).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> bead = s.add_body("bead", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(1, 0, 0))
+    >>> ring = s.add_joint(nd.Programmed([bead], lambda t, b: b.r[0] ** 2 + b.r[2] ** 2 - 1))
+    >>> ring.name, s.problems()
+    ('programmed1', [])
     """
 
     kind = "programmed constraint"
 
-    def __init__(self, bodies, equations, name=None, point=None):
+    def __init__(self, bodies, equations: Callable, name: str | None = None,
+                 point: ArrayLike | None = None):
         try:
             self.bodies = tuple(bodies)
         except TypeError:           # one body given alone
