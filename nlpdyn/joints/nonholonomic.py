@@ -16,6 +16,17 @@ class VelocityConstraint(Programmed):
     linearised rows; the reaction is C^T mu. Ideal velocity constraints with zeta = 0 do no
     work: the energy ledger's ``work:<name>`` column stays at the discretisation's level.
 
+    Parameters
+    ----------
+    bodies : RigidBody or sequence of RigidBody
+        The bodies whose states ``equations`` receives, in this order.
+    equations : callable
+        ``equations(t, *states) -> CasADi column``: C v - zeta, linear in the velocities.
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+    point : array_like, shape (3,), optional
+        Where the result reports its reaction (global, initial configuration).
+
     Examples
     --------
     A knife edge: the body's centre may not move along its body y axis.
