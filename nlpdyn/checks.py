@@ -21,7 +21,22 @@ import numpy as np
 
 
 class ModelError(ValueError):
-    """Invalid model data; the message lists every problem found, each naming its culprit."""
+    """Invalid model data; the message lists every problem found, each naming its culprit.
+
+    Parameters
+    ----------
+    problems : list of str
+        The problems (kept as the attribute ``problems``).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> try:
+    ...     nd.System().compile()
+    ... except nd.ModelError as err:
+    ...     print(err.problems)
+    ['the system has no bodies']
+    """
 
     def __init__(self, problems: list[str]):
         self.problems = list(problems)

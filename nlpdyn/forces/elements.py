@@ -25,11 +25,30 @@ def _load_problems(owner, name, value) -> list[str]:
 
 
 class Gravity(ForceElement):
-    """Uniform gravity ``g`` (m/s^2, global) on every body; potential -m g.r."""
+    """Uniform gravity ``g`` (m/s^2, global) on every body; potential -m g.r.
+
+    A system adds it itself (``System.gravity``), named "gravity".
+
+    Parameters
+    ----------
+    bodies : sequence of RigidBody
+        The bodies it pulls on.
+    g : array_like, shape (3,)
+        The acceleration (m/s^2, global).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System(gravity=(0, 0, -9.81))
+    >>> _ = s.add_body("ball", mass=2.0, inertia=(1e-3, 1e-3, 1e-3))
+    >>> cs = s.compile()
+    >>> cs.force_elements[0].name, cs.force_elements[0].g.tolist()
+    ('gravity', [0.0, 0.0, -9.81])
+    """
 
     kind = "gravity"
 
-    def __init__(self, bodies, g):
+    def __init__(self, bodies, g: ArrayLike):
         self.bodies = tuple(bodies)
         self.g = np.asarray(g, dtype=float)
         self.name = "gravity"
@@ -54,11 +73,25 @@ class PointForce(ForceElement):
         In the global frame. A callable receives t and the body's
         :class:`~nlpdyn.body.BodyState` (``state.r``, ``state.A``, ``state.rdot``, ``state.w``)
         and returns CasADi expressions, so loads may depend on t, q and v.
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+    >>> push = s.add_force(nd.PointForce(bar, point=(1, 0, 0),
+    ...                                  force=lambda t, state: ca.vertcat(0, 0, ca.sin(t))))
+    >>> push.name, s.problems()
+    ('pointforce1', [])
     """
 
     kind = "point force"
 
-    def __init__(self, body: RigidBody, point=None, force=None, torque=None, name=None):
+    def __init__(self, body: RigidBody, point: ArrayLike | None = None, force=None, torque=None,
+                 name: str | None = None):
         self.bodies = (body,)
         self.point = None if point is None else as_vector(point)
         self.name = name

@@ -315,13 +315,51 @@ class PrismaticClearance(ClearanceJoint):
     (``point`` +- length/2 along ``axis``) is held off the cavity's two planes adjacent to it:
     4N gaps (seed 002 eqs. 38-39), ordered face (front -, back +), vertex, plane (previous
     edge, next edge).
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body that carries the cavity.
+    child : RigidBody or Ground
+        The slider.
+    point : array_like, shape (3,)
+        The section's origin, midway between the slider's faces, global frame at the
+        initial configuration.
+    axis : array_like, shape (3,)
+        The sliding direction, global frame at the initial configuration (a unit vector).
+    profile : array_like, shape (N, 2)
+        The slider's convex cross-section, counter-clockwise about ``axis`` (m).
+    clearance : float
+        How far the cavity's sides stand off the profile's (m, > 0).
+    length : float
+        The slider's length along ``axis`` (m, > 0).
+    section_x : array_like, shape (3,), optional
+        The section frame's x axis (a unit vector perpendicular to ``axis``).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+    friction : float
+        The Coulomb coefficient of its contacts (>= 0).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> slider = s.add_body("slider", mass=1.0, inertia=(1e-3, 1e-3, 1e-3))
+    >>> square = [(-0.01, -0.01), (0.01, -0.01), (0.01, 0.01), (-0.01, 0.01)]
+    >>> guide = s.add_joint(nd.PrismaticClearance(s.ground, slider, point=(0, 0, 0),
+    ...                                           axis=(1, 0, 0), profile=square,
+    ...                                           clearance=1e-4, length=0.05))
+    >>> guide.n_gaps, s.problems()
+    (16, [])
     """
 
     kind = "prismatic clearance joint"
     nominal = Prismatic
 
-    def __init__(self, parent, child, point, axis, profile, clearance, length, section_x=None,
-                 name=None, friction=0.0):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike, axis: ArrayLike,
+                 profile: ArrayLike, clearance: float, length: float,
+                 section_x: ArrayLike | None = None, name: str | None = None,
+                 friction: float = 0.0):
         super().__init__(parent, child, point, clearance, name, friction)
         self.axis = as_unit_vector(axis, self.label, "axis")
         self.profile = as_array(profile)
