@@ -8,9 +8,10 @@ import casadi as ca
 import numpy as np
 
 from .body import BodyState, ground_state
-from .checks import ModelError, as_number, failure_reason, is_number, show
+from .checks import ModelError, failure_reason
 from .element_rows import ElementRows
-from .forces.base import ForceElement
+from .element_terms import (contact_coordinates, force_terms, joint_equations,
+                            velocity_constraint_rows)
 from .forces.elements import Gravity
 from .joints.base import Element, gap_law
 from .joints.nonholonomic import VelocityConstraint
@@ -64,6 +65,26 @@ class CompiledSystem:
     energy carried, and per such element the conservative force of its last step as global
     wrenches, half of whose impulse the next step applies; then per gap a flag, closed at the
     start of the last step (``contact_slots``); ``n_memory`` entries in all.
+
+    Parameters
+    ----------
+    system : System
+        The system it is built from (:meth:`System.compile` builds it, validated first).
+    problems : sequence of str
+        The problems the system's validation found, raised with those met here.
+    invalid : set of int
+        ids of the bodies and elements they concern, whose expressions are not built.
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+    >>> _ = s.add_joint(nd.Revolute(s.ground, bar, (0, 0, 0), (0, 1, 0)))
+    >>> cs = s.compile()
+    >>> q, v = cs.initial_state()
+    >>> cs.phi(q, 0.0).shape, float(cs.energy(0.0, q, v, cs.initial_history()))
+    ((5, 1), 0.0)
     """
 
     def __init__(self, system: System, problems=(), invalid=frozenset()):
@@ -98,13 +119,13 @@ class CompiledSystem:
         velocity_rows = []
         for el in filter(buildable, system.constraints):
             if isinstance(el, VelocityConstraint):
-                built = _attempt(el, problems, lambda: self._velocity_rows(el, t, v))
+                built = _attempt(el, problems, lambda: velocity_constraint_rows(self, el, t, v))
                 if built is None:
                     continue
                 velocity_rows.append((start, *built))
                 expr = ca.SX.zeros(built[1].numel())
             else:
-                expr = _attempt(el, problems, lambda: self._equations(el, t))
+                expr = _attempt(el, problems, lambda: joint_equations(self, el, t))
             if expr is None:
                 continue
             rows.append(expr)
@@ -118,7 +139,7 @@ class CompiledSystem:
         coords, self.gap_rows, self.gap_laws, points = [], [], [], []
         n_d = 0
         for el in filter(buildable, system.gaps):
-            built = _attempt(el, problems, lambda: self._contact_coordinates(el))
+            built = _attempt(el, problems, lambda: contact_coordinates(self, el))
             if built is None:
                 continue
             pairs, el_points = built
@@ -152,7 +173,7 @@ class CompiledSystem:
             if el.history_size:
                 self.history_rows.append(ElementRows(el.name, el, start, start + el.history_size))
                 start += el.history_size
-            built = _attempt(el, problems, lambda: self._force_terms(el, t, memory))
+            built = _attempt(el, problems, lambda: force_terms(self, el, t, memory))
             if built is None:
                 continue
             Q_el, V_el, (el_next, el_start), terms = built
@@ -240,74 +261,6 @@ class CompiledSystem:
         self.q_sym, self.v_sym, self.t_sym, self.z_sym = q, v, t, z
         self.phi_expr, self.gap_expr = phi, gap
         energy_consistent(self, element_terms)
-
-    # ---------------------------------------------------------------- element expressions
-    def _equations(self, el, t):
-        expr = ca.vec(ca.SX(el.equations(self.states_of(el), t)))
-        if el.n_equations is None:
-            el.n_equations = expr.numel()
-        if expr.numel() != el.n_equations:
-            raise ModelError([f"{el.label}: returned {expr.numel()} equations, "
-                              f"expected {el.n_equations}"])
-        self._require_own_symbols(el, expr)
-        return expr
-
-    def _velocity_rows(self, el, t, v):
-        """(C, zeta) of a velocity constraint's rows C v - zeta, C (n, nv) and zeta (n, 1)
-        functions of q and t."""
-        expr = ca.vec(ca.SX(el.velocity_equations(self.states_of(el), t)))
-        el.n_equations = expr.numel()
-        self._require_own_symbols(el, expr)
-        C = ca.jacobian(expr, v)
-        if ca.depends_on(C, v):
-            raise ModelError([f"{el.label}: its equations must be linear in the velocities"])
-        return C, -ca.substitute(expr, v, ca.DM.zeros(v.numel()))
-
-    def _contact_coordinates(self, el):
-        """([(d, radius or None)], contact points) of a gap element."""
-        states = self.states_of(el)
-        pairs, problems = [], []
-        for d, radius in el.contact_coordinates(states):
-            d = ca.vec(ca.SX(d))
-            if radius is None and d.numel() != 1:
-                problems.append(f"{el.label}: a flat gap needs one contact coordinate, got {d.numel()}")
-            if radius is not None:
-                radius = as_number(radius)
-                if not (is_number(radius) and radius > 0):
-                    problems.append(f"{el.label}: a round gap needs a radius > 0, got {show(radius)}")
-            pairs.append((d, radius))
-        if problems:
-            raise ModelError(problems)
-        points = ca.SX(el.contact_points(states))
-        self._require_own_symbols(el, points, *(d for d, _ in pairs))
-        return pairs, points
-
-    def _force_terms(self, el, t, memory):
-        """(Q of the element, its potential energy, its next memory or None)."""
-        states = self.states_of(el)
-        z_next = ca.vec(ca.SX(el.next_history(states, t, memory))) if el.history_size else None
-        z_start = ca.vec(ca.SX(el.start_history(states, t, memory))) if el.history_size else None
-        wrenches = el.wrenches(states, t, memory) if el.history_size else el.wrenches(states, t)
-        Q_el = ca.SX.zeros(self.nv)
-        for b, (f, n) in zip(el.bodies, wrenches):
-            if b.is_ground:
-                continue
-            k = b.index
-            Q_el[6 * k:6 * k + 3] += f
-            Q_el[6 * k + 3:6 * k + 6] += n
-        terms = []
-        if el.evaluation == "implicit":
-            terms = [(ca.SX(s), V) for s, V in el.potential_terms(states, t, memory)]
-        if terms and type(el).potential_energy is ForceElement.potential_energy:
-            pe = sum((V(s) for s, V in terms), ca.DM(0))   # the default's sum, terms built once
-        else:
-            pe = el.potential_energy(states, t, memory)
-        V_el = ca.SX(0) if pe is None else ca.SX(pe)
-        if el.evaluation == "implicit" and not terms and pe is not None:   # a potential given whole
-            terms = [(V_el, lambda x: x)]
-        self._require_own_symbols(el, Q_el, V_el, *([] if z_next is None else [z_next, z_start]),
-                                  *(s for s, _ in terms))
-        return Q_el, V_el, (z_next, z_start), terms
 
     # ---------------------------------------------------------------- step forces (step_forces.py)
     @property
@@ -464,15 +417,6 @@ class CompiledSystem:
         self.friction_force = ca.Function(
             "friction_force", [t, q, v, z], [ca.vertcat(*forces) if forces else ca.SX(0, 1)],
             ["t", "q", "v", "z"], ["F"], {"cse": True})
-
-    def _require_own_symbols(self, el, *exprs):
-        """Raise ModelError when an element's expressions hold symbols other than the
-        system's q, v, t, z (made with ca.SX.sym instead of taken from the states)."""
-        foreign = {s.name() for e in exprs for s in ca.symvar(e)
-                   if s.element_hash() not in self._symbols}
-        if foreign:
-            raise ModelError([f"{el.label}: its expressions hold symbols {sorted(foreign)} that "
-                              "are not the system's: build them from the states and t passed in"])
 
     # ---------------------------------------------------------------- initial state
     def initial_problems(self, t0: float = 0.0) -> list[str]:
