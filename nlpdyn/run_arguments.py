@@ -11,7 +11,24 @@ from .system import System
 
 
 def system_problems(system) -> list[str]:
-    """[] when ``system`` is an nlpdyn System."""
+    """[] when ``system`` is an nlpdyn System.
+
+    Parameters
+    ----------
+    system : object
+        What was passed as the system.
+
+    Returns
+    -------
+    list of str
+        The problem, or none.
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> system_problems(nd.System()), system_problems("pendulum")
+    ([], ['system must be an nlpdyn System, got str'])
+    """
     if isinstance(system, System):
         return []
     return [f"system must be an nlpdyn System, got {type(system).__name__}"]
@@ -19,7 +36,29 @@ def system_problems(system) -> list[str]:
 
 def raise_problems(problems, system, t0) -> None:
     """Raise one ModelError listing ``problems`` (a run's arguments) and then the model's
-    own (``System.problems``), when there are any of the first."""
+    own (``System.problems``), when there are any of the first.
+
+    Parameters
+    ----------
+    problems : list of str
+        What is wrong with a run's arguments.
+    system : object
+        The run's system; its own problems follow when it is a System.
+    t0 : float
+        The run's start time (s).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> raise_problems([], nd.System(), 0.0) is None
+    True
+    >>> raise_problems(["h must be > 0"], nd.System(), 0.0)
+    Traceback (most recent call last):
+    ...
+    nlpdyn.checks.ModelError: invalid model:
+      - h must be > 0
+      - the system has no bodies
+    """
     if not problems:
         return
     model = [] if system_problems(system) else system.problems(_finite(t0) or 0.0)

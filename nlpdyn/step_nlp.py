@@ -33,6 +33,14 @@ Solvers
 ``nlp``      IPOPT on the Gauss program (h fixed or a bounded variable), warm-started.
 ``explicit`` IPOPT on the seed's form: y, impulses (and h) as variables, EOM as equalities,
              relaxed complementarity P_g * g_lin <= eps.
+
+Layout
+------
+This module holds the program's symbols, joint and gap rows (``StepProgram``); its parts live
+beside it: the end of a step and the energy ledger (``step_finish``), the gap rows' normals,
+curvature and friction rows (``step_gaps``), the closed forms (``step_direct``), the QP form
+(``step_qp``), the IPOPT forms (``step_ipopt``), the sparse solves they share
+(``sparse_solves``) and ``StepSolution`` (``step_solution``).
 """
 from __future__ import annotations
 
