@@ -2,11 +2,11 @@
 
 Geometry is given in the global frame at the initial configuration; the constructors store
 body-frame vectors. For a joint between ``parent`` and ``child``: ``point`` is where the
-joint sits (on both bodies initially), ``axis`` its direction (unit).
+joint sits (on both bodies initially), ``axis`` its direction (unit). The rotation and
+translation drivers are in :mod:`nlpdyn.joints.drivers`, programmed constraints in
+:mod:`nlpdyn.joints.programmed`.
 """
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import casadi as ca
 import numpy as np
@@ -18,6 +18,7 @@ from ..checks import (as_number, as_unit_vector, as_vector, call_user_function,
 from ..rotations import perpendicular_pair
 from .base import BilateralConstraint, check_unit
 from .modes import JointModes, twists
+from .programmed import Programmed  # noqa: F401  (it lived here)
 
 E1, E2, E3 = np.eye(3)
 
@@ -549,148 +550,3 @@ class _Driver(KinematicExcitation):
 
     def reaction_point(self):
         return None
-
-
-class RotationDriver(_Driver):
-    """Prescribes the relative rotation angle(t) (rad) of a revolute or cylindrical joint.
-
-    The angle is the child's rotation about the joint axis relative to the parent, measured
-    from the initial configuration (so angle(0) should be 0). ``angle`` is a constant or a
-    function of t written with CasADi operations (``ca.sin``, ...).
-
-    Parameters
-    ----------
-    joint : Revolute or Cylindrical
-        The joint whose rotation it prescribes (added to the system too).
-    angle : float or callable
-        The angle (rad): a number, or a function of t returning a CasADi scalar.
-    name : str, optional
-        Its name in results (default: ``<joint>_rotation``).
-
-    Examples
-    --------
-    >>> import casadi as ca
-    >>> import nlpdyn as nd
-    >>> s = nd.System()
-    >>> crank = s.add_body("crank", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.1, 0, 0))
-    >>> hinge = s.add_joint(nd.Revolute(s.ground, crank, (0, 0, 0), (0, 0, 1), name="hinge"))
-    >>> drive = s.add_joint(nd.RotationDriver(hinge, lambda t: 2 * ca.pi * t))
-    >>> drive.name
-    'hinge_rotation'
-    """
-
-    kind = "rotation driver"
-    joint_types = (Revolute, Cylindrical)
-    axial = np.r_[0, 0, 1, 0, 0, 0]
-    suffix = "rotation"
-    motion_name = "angle"
-
-    def __init__(self, joint: Joint, angle: float | Callable, name: str | None = None):
-        super().__init__(joint, angle, name)
-
-    def equations(self, states, t):
-        sp, sc = states
-        f, g, _ = self.joint._frames()
-        fc = sc.vector(f)
-        theta = self.motion_at(t)
-        return _dot(fc, sp.vector(g)) * ca.cos(theta) - _dot(fc, sp.vector(f)) * ca.sin(theta)
-
-
-class TranslationDriver(_Driver):
-    """Prescribes the relative displacement s(t) (m) along a prismatic or cylindrical joint axis,
-    measured from the initial configuration.
-
-    Parameters
-    ----------
-    joint : Prismatic or Cylindrical
-        The joint whose translation it prescribes (added to the system too).
-    displacement : float or callable
-        s (m): a number, or a function of t returning a CasADi scalar.
-    name : str, optional
-        Its name in results (default: ``<joint>_translation``).
-
-    Examples
-    --------
-    >>> import casadi as ca
-    >>> import nlpdyn as nd
-    >>> s = nd.System()
-    >>> cart = s.add_body("cart", mass=1.0, inertia=(1e-3, 1e-3, 1e-3))
-    >>> rail = s.add_joint(nd.Prismatic(s.ground, cart, (0, 0, 0), (1, 0, 0), name="rail"))
-    >>> drive = s.add_joint(nd.TranslationDriver(rail, lambda t: 0.1 * ca.sin(t)))
-    >>> drive.name
-    'rail_translation'
-    """
-
-    kind = "translation driver"
-    joint_types = (Prismatic, Cylindrical)
-    axial = np.r_[0, 0, 0, 0, 0, 1]
-    suffix = "translation"
-    motion_name = "displacement"
-
-    def __init__(self, joint: Joint, displacement: float | Callable, name: str | None = None):
-        super().__init__(joint, displacement, name)
-
-    def equations(self, states, t):
-        sp, sc = states
-        pp, pc = self.joint._points(sp, sc)
-        return _dot(pc - pp, sp.vector(self.joint.axis)) - self.motion_at(t)
-
-
-class Programmed(BilateralConstraint):
-    """A general constraint Phi(q, t) = 0 written by the user with CasADi expressions.
-
-    ``equations(t, *states)`` receives t and one :class:`~nlpdyn.body.BodyState` per body in
-    ``bodies`` (use ``state.point(P)`` for the body point initially at P) and returns a
-    CasADi column.
-
-    Example: an end effector following a circle in the YZ plane::
-
-        nd.Programmed([arm], lambda t, s: s.point(tip)[1:] - ca.vertcat(ca.cos(t), ca.sin(t)))
-
-    Parameters
-    ----------
-    bodies : RigidBody or sequence of RigidBody
-        The bodies whose states ``equations`` receives, in this order.
-    equations : callable
-        ``equations(t, *states) -> CasADi column``: Phi(q, t), zero when the constraint holds.
-    name : str, optional
-        Its name in results (default: a numbered one when added to a system).
-    point : array_like, shape (3,), optional
-        Where the result reports its reaction (global, initial configuration).
-
-    Examples
-    --------
-    >>> import nlpdyn as nd
-    >>> s = nd.System()
-    >>> bead = s.add_body("bead", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(1, 0, 0))
-    >>> ring = s.add_joint(nd.Programmed([bead], lambda t, b: b.r[0] ** 2 + b.r[2] ** 2 - 1))
-    >>> ring.name, s.problems()
-    ('programmed1', [])
-    """
-
-    kind = "programmed constraint"
-
-    def __init__(self, bodies, equations: Callable, name: str | None = None,
-                 point: ArrayLike | None = None):
-        try:
-            self.bodies = tuple(bodies)
-        except TypeError:           # one body given alone
-            self.bodies = (bodies,)
-        self._fun = equations
-        self.name = name
-        self._point = None if point is None else as_vector(point)
-        self.n_equations = None  # known once the system evaluates the expression
-
-    def problems(self):
-        out = super().problems()
-        out += signature_problems(self.label, "equations", self._fun,
-                                  ["t"] + [f"state{k + 1}" for k in range(len(self.bodies))])
-        if self._point is not None:
-            out += vector_problems(self.label, "point", self._point)
-        return out
-
-    def equations(self, states, t):
-        return call_user_function(self.label, "equations", self._fun, (t, *states))
-
-    def reaction_point(self):
-        return self._point

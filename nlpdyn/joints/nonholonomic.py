@@ -1,7 +1,7 @@
 """Velocity-level (nonholonomic) constraints w^T G = zeta (seed 004, eqs. 3.6-3.8)."""
 from __future__ import annotations
 
-from .ideal import Programmed
+from .programmed import Programmed
 
 
 class VelocityConstraint(Programmed):
