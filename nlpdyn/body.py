@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .checks import (LARGEST_MASS, SMALLEST_MASS, as_array, as_number, as_unit_vector,
                      as_vector, is_number, mass_range_problems, name_problems, show,
@@ -51,6 +52,13 @@ class RigidBody:
         How animations and the 3D view draw the body (``nd.Box``, ``nd.Cylinder``,
         ``nd.Sphere``, ``nd.Link``; body frame, from the centre of mass). None: its
         inertia-equivalent box and links to its joint points (:mod:`nlpdyn.geometry`).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> bar = nd.RigidBody("bar", mass=1.0, inertia=(1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+    >>> bar.problems(), bar.local_point((1.0, 0, 0)).tolist()
+    ([], [0.5, 0.0, 0.0])
     """
 
     name: str
@@ -132,12 +140,47 @@ class RigidBody:
         """Initial rotation matrix (body -> global)."""
         return rotation_matrix(self.orientation)
 
-    def local_point(self, point) -> np.ndarray:
-        """Body-frame vector s' of a point given in the global frame at the initial configuration."""
+    def local_point(self, point: ArrayLike) -> np.ndarray:
+        """Body-frame vector s' of a point given in the global frame at the initial configuration.
+
+        Parameters
+        ----------
+        point : array_like, shape (3,)
+            The point, global frame at the initial configuration.
+
+        Returns
+        -------
+        ndarray, shape (3,)
+            s', from the centre of mass in the body frame.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> nd.RigidBody("b", 1.0, (1, 1, 1), position=(1, 0, 0)).local_point((1, 2, 0)).tolist()
+        [0.0, 2.0, 0.0]
+        """
         return self.rotation0.T @ (np.asarray(point, dtype=float) - self.position)
 
-    def local_vector(self, vector) -> np.ndarray:
-        """Body-frame components of a direction given in the global frame initially."""
+    def local_vector(self, vector: ArrayLike) -> np.ndarray:
+        """Body-frame components of a direction given in the global frame initially.
+
+        Parameters
+        ----------
+        vector : array_like, shape (3,)
+            The direction, global frame at the initial configuration.
+
+        Returns
+        -------
+        ndarray, shape (3,)
+            Its body-frame components.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> b = nd.RigidBody("b", 1.0, (1, 1, 1), orientation=(0, 0, 0, 1))   # turned by pi
+        >>> b.local_vector((1, 0, 0)).round(12).tolist()
+        [-1.0, 0.0, 0.0]
+        """
         return self.rotation0.T @ np.asarray(vector, dtype=float)
 
     def __repr__(self):
@@ -145,7 +188,19 @@ class RigidBody:
 
 
 class Ground(RigidBody):
-    """The fixed global frame: r = 0, A = I, no coordinates."""
+    """The fixed global frame: r = 0, A = I, no coordinates.
+
+    Parameters
+    ----------
+    name : str
+        Its name in results.
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> nd.System().ground
+    Ground('ground')
+    """
 
     is_ground = True
 

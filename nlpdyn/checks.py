@@ -21,7 +21,22 @@ import numpy as np
 
 
 class ModelError(ValueError):
-    """Invalid model data; the message lists every problem found, each naming its culprit."""
+    """Invalid model data; the message lists every problem found, each naming its culprit.
+
+    Parameters
+    ----------
+    problems : list of str
+        The problems (kept as the attribute ``problems``).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> try:
+    ...     nd.System().compile()
+    ... except nd.ModelError as err:
+    ...     print(err.problems)
+    ['the system has no bodies']
+    """
 
     def __init__(self, problems: list[str]):
         self.problems = list(problems)
@@ -360,60 +375,6 @@ def flag_problems(name, value) -> list[str]:
     if value is None or isinstance(value, (bool, np.bool_)):
         return []
     return [f"{name} must be True, False or None, got {show(value)}"]
-
-
-def system_problems(system) -> list[str]:
-    """[] when ``system`` is an nlpdyn System."""
-    from .system import System      # system.py imports this module
-    if isinstance(system, System):
-        return []
-    return [f"system must be an nlpdyn System, got {type(system).__name__}"]
-
-
-def raise_problems(problems, system, t0) -> None:
-    """Raise one ModelError listing ``problems`` (a run's arguments) and then the model's
-    own (``System.problems``), when there are any of the first."""
-    if not problems:
-        return
-    model = [] if system_problems(system) else system.problems(_finite(t0) or 0.0)
-    raise ModelError([*problems, *model])
-
-
-def _run_problems(system, h, settings, t0, t_end, options, settings_class, arguments,
-                  need_end):
-    """(problems, merged settings, (h_min, h_max)) of a run's arguments; ``need_end`` False:
-    a Stepper's (no end time)."""
-    problems = system_problems(system) + time_problems(t0, t_end, need_end)
-    more, settings = settings_problems(settings, options, settings_class, arguments)
-    problems += more
-    more, bounds = step_size_problems(h, t0, t_end)
-    problems += more
-    if settings is not None and bounds is not None and settings.step_control == "fixed" \
-            and bounds[0] != bounds[1]:
-        problems.append(f"step_control 'fixed' needs one step size, got bounds {bounds}")
-    return problems, settings, bounds
-
-
-def stepper_arguments(system, h, settings, t0, options, settings_class):
-    """(settings with the keyword ``options`` applied, (h_min, h_max)) of a Stepper's
-    arguments, else a ModelError listing what is wrong with them and with the model."""
-    problems, settings, bounds = _run_problems(system, h, settings, t0, None, options,
-                                               settings_class, STEPPER_ARGUMENTS, False)
-    raise_problems(problems, system, t0)
-    return settings, bounds
-
-
-def run_problems(system, t_end, h, settings, progress, t0, output_every, options,
-                 settings_class) -> list[str]:
-    """What is wrong with the arguments of ``simulate`` (``t_eval`` aside); the model's own
-    problems are added by :func:`raise_problems`."""
-    problems, _, _ = _run_problems(system, h, settings, t0, t_end, options, settings_class,
-                                   SIMULATE_ARGUMENTS, True)
-    problems += flag_problems("progress", progress)
-    if isinstance(output_every, (bool, np.bool_)) or not (
-            isinstance(output_every, (int, np.integer)) and output_every >= 1):
-        problems.append(f"output_every must be a whole number >= 1, got {show(output_every)}")
-    return problems
 
 
 def step_end(t_end):

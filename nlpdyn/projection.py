@@ -19,7 +19,7 @@ import casadi as ca
 import numpy as np
 
 from .fastcall import FastFunction, silenced_stdout
-from .step_nlp import _block_diagonal, _max_abs, _min_or_inf, pseudo_inverse_solve
+from .sparse_solves import _block_diagonal, _max_abs, _min_or_inf, pseudo_inverse_solve
 
 # The least-distance solves' Tikhonov shift, relative to the largest diagonal entry of A A^T:
 # eigenvalues far below it count as zero (as lstsq's rcond = 1e-12 did), and each refinement

@@ -19,8 +19,7 @@ import numpy as np
 
 from .acceptance import _Acceptance, _momentum_bodies
 from .assembly import Recorder, build_result
-from .checks import (UNIT_NORMALISE, is_number, raise_problems, run_problems, step_end,
-                     stepper_arguments, time_span)
+from .checks import UNIT_NORMALISE, is_number, step_end, time_span
 from .contact import ACCEPTED, ContactScheme, WithFallback, closed_in_solve
 from .impact_resolution import SUSTAINED, _ImpactResolution  # noqa: F401 (SUSTAINED: as before)
 from .joints.ideal import Joint
@@ -28,6 +27,7 @@ from .midpoint_step import (CYCLE_BISECTIONS, CYCLE_SEARCHES,  # noqa: F401 (nam
                             GYROSCOPIC_STALL, GYROSCOPIC_TOL, _MidpointStep)
 from .projection import GapProjector, independent_rows, normalise, position_change, project_positions
 from .result import Result
+from .run_arguments import raise_problems, run_problems, stepper_arguments
 from .run import _is_interrupt, _output_times, run_stepper  # noqa: F401 (_is_interrupt: sweep's)
 from .step_control import _StepControl
 from .step_nlp import _QP_OPTIONS, StepProgram

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..body import RigidBody
 from ..checks import (as_number, as_vector, call_user_function, is_vector, number_problems, show,
@@ -24,11 +25,30 @@ def _load_problems(owner, name, value) -> list[str]:
 
 
 class Gravity(ForceElement):
-    """Uniform gravity ``g`` (m/s^2, global) on every body; potential -m g.r."""
+    """Uniform gravity ``g`` (m/s^2, global) on every body; potential -m g.r.
+
+    A system adds it itself (``System.gravity``), named "gravity".
+
+    Parameters
+    ----------
+    bodies : sequence of RigidBody
+        The bodies it pulls on.
+    g : array_like, shape (3,)
+        The acceleration (m/s^2, global).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System(gravity=(0, 0, -9.81))
+    >>> _ = s.add_body("ball", mass=2.0, inertia=(1e-3, 1e-3, 1e-3))
+    >>> cs = s.compile()
+    >>> cs.force_elements[0].name, cs.force_elements[0].g.tolist()
+    ('gravity', [0.0, 0.0, -9.81])
+    """
 
     kind = "gravity"
 
-    def __init__(self, bodies, g):
+    def __init__(self, bodies, g: ArrayLike):
         self.bodies = tuple(bodies)
         self.g = np.asarray(g, dtype=float)
         self.name = "gravity"
@@ -53,11 +73,25 @@ class PointForce(ForceElement):
         In the global frame. A callable receives t and the body's
         :class:`~nlpdyn.body.BodyState` (``state.r``, ``state.A``, ``state.rdot``, ``state.w``)
         and returns CasADi expressions, so loads may depend on t, q and v.
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+    >>> push = s.add_force(nd.PointForce(bar, point=(1, 0, 0),
+    ...                                  force=lambda t, state: ca.vertcat(0, 0, ca.sin(t))))
+    >>> push.name, s.problems()
+    ('pointforce1', [])
     """
 
     kind = "point force"
 
-    def __init__(self, body: RigidBody, point=None, force=None, torque=None, name=None):
+    def __init__(self, body: RigidBody, point: ArrayLike | None = None, force=None, torque=None,
+                 name: str | None = None):
         self.bodies = (body,)
         self.point = None if point is None else as_vector(point)
         self.name = name
@@ -96,12 +130,39 @@ class SpringDamper(ForceElement):
 
     Tension F = stiffness (l - free_length) + damping dl/dt along the line of the points;
     ``free_length`` defaults to the initial distance. Potential 1/2 k (l - l0)^2.
+
+    Parameters
+    ----------
+    body_a, body_b : RigidBody or Ground
+        The bodies it joins.
+    point_a, point_b : array_like, shape (3,)
+        Its ends on ``body_a`` and ``body_b``, global frame at the initial configuration
+        (distinct points).
+    stiffness : float
+        k (N/m, >= 0).
+    damping : float
+        The damping coefficient (N s/m, >= 0).
+    free_length : float, optional
+        l0 (m, >= 0); default: the initial distance of the points.
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> mass = s.add_body("mass", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0, 0, -0.5))
+    >>> spring = s.add_force(nd.SpringDamper(s.ground, (0, 0, 0), mass, (0, 0, -0.5),
+    ...                                      stiffness=100.0, damping=0.5))
+    >>> float(spring.free_length)
+    0.5
     """
 
     kind = "spring-damper"
 
-    def __init__(self, body_a, point_a, body_b, point_b, stiffness, damping=0.0,
-                 free_length=None, name=None):
+    def __init__(self, body_a: RigidBody, point_a: ArrayLike, body_b: RigidBody,
+                 point_b: ArrayLike, stiffness: float, damping: float = 0.0,
+                 free_length: float | None = None, name: str | None = None):
         self.bodies = (body_a, body_b)
         self.point_a = as_vector(point_a)
         self.point_b = as_vector(point_b)

@@ -2,11 +2,13 @@
 from .base import BilateralConstraint, UnilateralConstraint
 from .clearance import (ClearanceJoint, CylindricalClearance, PrismaticClearance,
                         RevoluteClearance, SphericalClearance)
-from .ideal import (Cylindrical, Fixed, Joint, KinematicExcitation, Prismatic, Programmed,
-                    Revolute, RotationDriver, Spherical, TranslationDriver, Universal)
+from .drivers import RotationDriver, TranslationDriver
+from .ideal import (Cylindrical, Fixed, Joint, KinematicExcitation, Prismatic, Revolute, Spherical,
+                    Universal)
 from .library import Planar, PlanarTranslation, Screw
 from .modes import JointModes
 from .nonholonomic import VelocityConstraint
+from .programmed import Programmed
 
 __all__ = ["BilateralConstraint", "UnilateralConstraint", "Joint", "Spherical", "Revolute",
            "Cylindrical", "Prismatic", "Universal", "Fixed", "RotationDriver",

@@ -12,14 +12,20 @@ clearance joints").
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..checks import (as_array, as_number, as_unit_vector, as_vector, is_vector,
                       number_problems, show, vector_problems)
 from ..rotations import perpendicular_pair
 from .base import UnilateralConstraint, check_unit, smooth_norm
 from .ideal import Cylindrical, Prismatic, Revolute, Spherical
+
+if TYPE_CHECKING:
+    from ..body import RigidBody
 
 
 def _positive(value):
@@ -87,14 +93,51 @@ class CylindricalClearance(_AxialMixin, ClearanceJoint):
     ``point + offset`` initially; ``offset`` is perpendicular to the axis, |offset| <=
     clearance, default 0). Gap k = clearance - distance of bore end k's centre from the pin
     axis (seed 002 eqs. 34-37); it acts at the bore end, its normal is radial.
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body that carries the pin.
+    child : RigidBody or Ground
+        The body that carries the bore.
+    point : array_like, shape (3,)
+        A point on the pin's axis, global frame at the initial configuration; the bore is
+        centred at ``point + offset``.
+    axis : array_like, shape (3,)
+        The pin's axis, global frame at the initial configuration (a unit vector).
+    radius : float
+        The pin's radius (m, > 0); the bore's is ``radius + clearance``.
+    clearance : float
+        The radial clearance (m, > 0; use :class:`~nlpdyn.Cylindrical` for none).
+    length : float
+        The bore's length (m, > 0).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+    offset : array_like, shape (3,)
+        The bore centre's initial offset from the pin's axis (m, global; perpendicular to
+        ``axis``, at most ``clearance`` long).
+    friction : float
+        The Coulomb coefficient of its contacts (>= 0).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> link = s.add_body("link", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.1, 0, 0))
+    >>> pin = s.add_joint(nd.CylindricalClearance(s.ground, link, point=(0, 0, 0),
+    ...                                            axis=(0, 0, 1), radius=0.01,
+    ...                                            clearance=1e-4, length=0.02))
+    >>> pin.n_gaps, s.problems()
+    (2, [])
     """
 
     kind = "cylindrical clearance joint"
     nominal = Cylindrical
     n_gaps = 2
 
-    def __init__(self, parent, child, point, axis, radius, clearance, length, name=None,
-                 offset=(0.0, 0.0, 0.0), friction=0.0):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike, axis: ArrayLike,
+                 radius: float, clearance: float, length: float, name: str | None = None,
+                 offset: ArrayLike = (0.0, 0.0, 0.0), friction: float = 0.0):
         super().__init__(parent, child, point, clearance, name, friction)
         self.axis = as_unit_vector(axis, self.label, "axis")
         self.radius, self.length = as_number(radius), as_number(length)
@@ -145,14 +188,35 @@ class RevoluteClearance(CylindricalClearance):
     The pin carries shoulders at ``length/2 + axial_clearance`` on both sides of ``point``;
     each bore face starts ``axial_clearance`` from its shoulder (total axial play
     2 axial_clearance). Gaps: [radial end 1, radial end 2, axial face 1, axial face 2].
+
+    Parameters
+    ----------
+    parent, child, point, axis, radius, clearance, length, name, offset, friction
+        As for :class:`~nlpdyn.CylindricalClearance` (``parent`` carries the pin,
+        ``child`` the bore).
+    axial_clearance : float
+        The axial play on each side (m, > 0).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> crank = s.add_body("crank", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.1, 0, 0))
+    >>> pin = s.add_joint(nd.RevoluteClearance(s.ground, crank, point=(0, 0, 0),
+    ...                                         axis=(0, 0, 1), radius=0.01, clearance=1e-4,
+    ...                                         length=0.02, axial_clearance=1e-4))
+    >>> pin.n_gaps, pin.min_clearance
+    (4, 0.0001)
     """
 
     kind = "revolute clearance joint"
     nominal = Revolute
     n_gaps = 4
 
-    def __init__(self, parent, child, point, axis, radius, clearance, length, axial_clearance,
-                 name=None, offset=(0.0, 0.0, 0.0), friction=0.0):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike, axis: ArrayLike,
+                 radius: float, clearance: float, length: float, axial_clearance: float,
+                 name: str | None = None, offset: ArrayLike = (0.0, 0.0, 0.0),
+                 friction: float = 0.0):
         super().__init__(parent, child, point, axis, radius, clearance, length, name, offset,
                          friction)
         self.axial_clearance = as_number(axial_clearance)
@@ -184,13 +248,42 @@ class RevoluteClearance(CylindricalClearance):
 class SphericalClearance(ClearanceJoint):
     """Ball (on ``child``) in a socket (on ``parent``) with radial clearance: one round gap,
     clearance - |ball centre - socket centre| (the offset measured in the socket's frame). ``radius`` (ball radius, optional) only places
-    the reported contact point on the ball's surface."""
+    the reported contact point on the ball's surface.
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body that carries the socket.
+    child : RigidBody or Ground
+        The body that carries the ball.
+    point : array_like, shape (3,)
+        The ball's and the socket's centre, global frame at the initial configuration.
+    clearance : float
+        The radial clearance (m, > 0; use :class:`~nlpdyn.Spherical` for none).
+    radius : float
+        The ball's radius (m, >= 0): where the reported contact point lies.
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+    friction : float
+        The Coulomb coefficient of its contacts (>= 0).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> arm = s.add_body("arm", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0, 0, -0.2))
+    >>> ball = s.add_joint(nd.SphericalClearance(s.ground, arm, point=(0, 0, 0),
+    ...                                           clearance=1e-4, radius=0.01))
+    >>> ball.n_gaps, s.problems()
+    (1, [])
+    """
 
     kind = "spherical clearance joint"
     nominal = Spherical
     n_gaps = 1
 
-    def __init__(self, parent, child, point, clearance, radius=0.0, name=None, friction=0.0):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike, clearance: float,
+                 radius: float = 0.0, name: str | None = None, friction: float = 0.0):
         super().__init__(parent, child, point, clearance, name, friction)
         self.radius = as_number(radius)
 
@@ -222,13 +315,51 @@ class PrismaticClearance(ClearanceJoint):
     (``point`` +- length/2 along ``axis``) is held off the cavity's two planes adjacent to it:
     4N gaps (seed 002 eqs. 38-39), ordered face (front -, back +), vertex, plane (previous
     edge, next edge).
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body that carries the cavity.
+    child : RigidBody or Ground
+        The slider.
+    point : array_like, shape (3,)
+        The section's origin, midway between the slider's faces, global frame at the
+        initial configuration.
+    axis : array_like, shape (3,)
+        The sliding direction, global frame at the initial configuration (a unit vector).
+    profile : array_like, shape (N, 2)
+        The slider's convex cross-section, counter-clockwise about ``axis`` (m).
+    clearance : float
+        How far the cavity's sides stand off the profile's (m, > 0).
+    length : float
+        The slider's length along ``axis`` (m, > 0).
+    section_x : array_like, shape (3,), optional
+        The section frame's x axis (a unit vector perpendicular to ``axis``).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+    friction : float
+        The Coulomb coefficient of its contacts (>= 0).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> slider = s.add_body("slider", mass=1.0, inertia=(1e-3, 1e-3, 1e-3))
+    >>> square = [(-0.01, -0.01), (0.01, -0.01), (0.01, 0.01), (-0.01, 0.01)]
+    >>> guide = s.add_joint(nd.PrismaticClearance(s.ground, slider, point=(0, 0, 0),
+    ...                                           axis=(1, 0, 0), profile=square,
+    ...                                           clearance=1e-4, length=0.05))
+    >>> guide.n_gaps, s.problems()
+    (16, [])
     """
 
     kind = "prismatic clearance joint"
     nominal = Prismatic
 
-    def __init__(self, parent, child, point, axis, profile, clearance, length, section_x=None,
-                 name=None, friction=0.0):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike, axis: ArrayLike,
+                 profile: ArrayLike, clearance: float, length: float,
+                 section_x: ArrayLike | None = None, name: str | None = None,
+                 friction: float = 0.0):
         super().__init__(parent, child, point, clearance, name, friction)
         self.axis = as_unit_vector(axis, self.label, "axis")
         self.profile = as_array(profile)

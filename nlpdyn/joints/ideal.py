@@ -2,12 +2,15 @@
 
 Geometry is given in the global frame at the initial configuration; the constructors store
 body-frame vectors. For a joint between ``parent`` and ``child``: ``point`` is where the
-joint sits (on both bodies initially), ``axis`` its direction (unit).
+joint sits (on both bodies initially), ``axis`` its direction (unit). The rotation and
+translation drivers are in :mod:`nlpdyn.joints.drivers`, programmed constraints in
+:mod:`nlpdyn.joints.programmed`.
 """
 from __future__ import annotations
 
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..body import BodyState, RigidBody
 from ..checks import (as_number, as_unit_vector, as_vector, call_user_function,
@@ -15,6 +18,7 @@ from ..checks import (as_number, as_unit_vector, as_vector, call_user_function,
 from ..rotations import perpendicular_pair
 from .base import BilateralConstraint, check_unit
 from .modes import JointModes, twists
+from .programmed import Programmed  # noqa: F401  (it lived here)
 
 E1, E2, E3 = np.eye(3)
 
@@ -29,7 +33,8 @@ class Joint(BilateralConstraint):
     kind = "joint"
     has_axis = True
 
-    def __init__(self, parent: RigidBody, child: RigidBody, point, axis=None, name=None):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike,
+                 axis: ArrayLike | None = None, name: str | None = None):
         self.parent, self.child = parent, child
         self.bodies = (parent, child)
         self.name = name
@@ -74,13 +79,35 @@ class Joint(BilateralConstraint):
 
 
 class Spherical(Joint):
-    """Ball joint: the joint point coincides on both bodies (3 equations)."""
+    """Ball joint: the joint point coincides on both bodies (3 equations).
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        The joint point, global frame at the initial configuration.
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> body = s.add_body("body", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.5, 0, 0))
+    >>> joint = s.add_joint(nd.Spherical(s.ground, body, point=(0, 0, 0)))
+    >>> joint.name, joint.n_equations
+    ('spherical1', 3)
+    """
 
     kind = "spherical joint"
     has_axis = False
     n_equations = 3
 
-    def __init__(self, parent, child, point, name=None):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike,
+                 name: str | None = None):
         super().__init__(parent, child, point, None, name)
 
     def equations(self, states, t):
@@ -97,7 +124,30 @@ class Spherical(Joint):
 
 
 class Revolute(Joint):
-    """Hinge about ``axis`` through ``point`` (5 equations)."""
+    """Hinge about ``axis`` through ``point`` (5 equations).
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that turns about the axis relative to ``parent``.
+    point : array_like, shape (3,)
+        A point on the hinge axis, global frame at the initial configuration.
+    axis : array_like, shape (3,)
+        The hinge axis, global frame at the initial configuration (a unit vector; required).
+    name : str, optional
+        Its name in results (default: ``revolute1``, ... when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+    >>> hinge = s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 1, 0)))
+    >>> hinge.name, hinge.n_equations
+    ('revolute1', 5)
+    """
 
     kind = "revolute joint"
     n_equations = 5
@@ -116,7 +166,30 @@ class Revolute(Joint):
 
 
 class Cylindrical(Joint):
-    """Rotation about and translation along ``axis`` (4 equations)."""
+    """Rotation about and translation along ``axis`` (4 equations).
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        A point on the axis, global frame at the initial configuration.
+    axis : array_like, shape (3,)
+        The axis, global frame at the initial configuration (a unit vector; required).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> body = s.add_body("body", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.5, 0, 0))
+    >>> joint = s.add_joint(nd.Cylindrical(s.ground, body, point=(0, 0, 0), axis=(1, 0, 0)))
+    >>> joint.n_equations
+    4
+    """
 
     kind = "cylindrical joint"
     n_equations = 4
@@ -137,7 +210,30 @@ class Cylindrical(Joint):
 
 
 class Prismatic(Joint):
-    """Translation along ``axis`` only (5 equations)."""
+    """Translation along ``axis`` only (5 equations).
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        A point on the axis, global frame at the initial configuration.
+    axis : array_like, shape (3,)
+        The axis, global frame at the initial configuration (a unit vector; required).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> body = s.add_body("body", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.5, 0, 0))
+    >>> joint = s.add_joint(nd.Prismatic(s.ground, body, point=(0, 0, 0), axis=(1, 0, 0)))
+    >>> joint.n_equations
+    5
+    """
 
     kind = "prismatic joint"
     n_equations = 5
@@ -158,13 +254,41 @@ class Prismatic(Joint):
 
 
 class Universal(Joint):
-    """Cardan joint: ``axis1`` fixed in the parent, ``axis2`` in the child, perpendicular (4)."""
+    """Cardan joint: ``axis1`` fixed in the parent, ``axis2`` in the child, perpendicular (4).
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        The cross's centre, global frame at the initial configuration.
+    axis1 : array_like, shape (3,)
+        The axis fixed in ``parent``, global frame at the initial configuration (a unit
+        vector).
+    axis2 : array_like, shape (3,)
+        The axis fixed in ``child``, perpendicular to ``axis1`` at the initial configuration.
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> body = s.add_body("body", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.5, 0, 0))
+    >>> joint = s.add_joint(nd.Universal(s.ground, body, (0, 0, 0), axis1=(0, 0, 1),
+    ...                                  axis2=(0, 1, 0)))
+    >>> joint.frame()[:, 2]
+    array([-1.,  0.,  0.])
+    """
 
     kind = "universal joint"
     has_axis = False
     n_equations = 4
 
-    def __init__(self, parent, child, point, axis1, axis2, name=None):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike, axis1: ArrayLike,
+                 axis2: ArrayLike, name: str | None = None):
         super().__init__(parent, child, point, None, name)
         self.axis1 = as_unit_vector(axis1, self.label, "axis1")
         self.axis2 = as_unit_vector(axis2, self.label, "axis2")
@@ -202,13 +326,37 @@ class Universal(Joint):
 
 
 class Fixed(Joint):
-    """Rigid connection (6 equations). ``axis`` is optional and only orients the triad."""
+    """Rigid connection (6 equations). ``axis`` is optional and only orients the triad.
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        The joint point, global frame at the initial configuration.
+    axis : array_like, shape (3,)
+        e3 of the joint frame (a unit vector, global, initial configuration).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> body = s.add_body("body", mass=1.0, inertia=(1e-3, 1e-3, 1e-3), position=(0.5, 0, 0))
+    >>> joint = s.add_joint(nd.Fixed(s.ground, body, point=(0, 0, 0)))
+    >>> joint.n_equations, joint.modes().free.shape
+    (6, (6, 0))
+    """
 
     kind = "fixed joint"
     has_axis = False
     n_equations = 6
 
-    def __init__(self, parent, child, point, axis=(0.0, 0.0, 1.0), name=None):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike,
+                 axis: ArrayLike = (0.0, 0.0, 1.0), name: str | None = None):
         super().__init__(parent, child, point, axis, name)
 
     def problems(self):
@@ -402,86 +550,3 @@ class _Driver(KinematicExcitation):
 
     def reaction_point(self):
         return None
-
-
-class RotationDriver(_Driver):
-    """Prescribes the relative rotation angle(t) (rad) of a revolute or cylindrical joint.
-
-    The angle is the child's rotation about the joint axis relative to the parent, measured
-    from the initial configuration (so angle(0) should be 0). ``angle`` is a constant or a
-    function of t written with CasADi operations (``ca.sin``, ...).
-    """
-
-    kind = "rotation driver"
-    joint_types = (Revolute, Cylindrical)
-    axial = np.r_[0, 0, 1, 0, 0, 0]
-    suffix = "rotation"
-    motion_name = "angle"
-
-    def __init__(self, joint: Joint, angle, name=None):
-        super().__init__(joint, angle, name)
-
-    def equations(self, states, t):
-        sp, sc = states
-        f, g, _ = self.joint._frames()
-        fc = sc.vector(f)
-        theta = self.motion_at(t)
-        return _dot(fc, sp.vector(g)) * ca.cos(theta) - _dot(fc, sp.vector(f)) * ca.sin(theta)
-
-
-class TranslationDriver(_Driver):
-    """Prescribes the relative displacement s(t) (m) along a prismatic or cylindrical joint axis,
-    measured from the initial configuration."""
-
-    kind = "translation driver"
-    joint_types = (Prismatic, Cylindrical)
-    axial = np.r_[0, 0, 0, 0, 0, 1]
-    suffix = "translation"
-    motion_name = "displacement"
-
-    def __init__(self, joint: Joint, displacement, name=None):
-        super().__init__(joint, displacement, name)
-
-    def equations(self, states, t):
-        sp, sc = states
-        pp, pc = self.joint._points(sp, sc)
-        return _dot(pc - pp, sp.vector(self.joint.axis)) - self.motion_at(t)
-
-
-class Programmed(BilateralConstraint):
-    """A general constraint Phi(q, t) = 0 written by the user with CasADi expressions.
-
-    ``equations(t, *states)`` receives t and one :class:`~nlpdyn.body.BodyState` per body in
-    ``bodies`` (use ``state.point(P)`` for the body point initially at P) and returns a
-    CasADi column.
-
-    Example: an end effector following a circle in the YZ plane::
-
-        nd.Programmed([arm], lambda t, s: s.point(tip)[1:] - ca.vertcat(ca.cos(t), ca.sin(t)))
-    """
-
-    kind = "programmed constraint"
-
-    def __init__(self, bodies, equations, name=None, point=None):
-        try:
-            self.bodies = tuple(bodies)
-        except TypeError:           # one body given alone
-            self.bodies = (bodies,)
-        self._fun = equations
-        self.name = name
-        self._point = None if point is None else as_vector(point)
-        self.n_equations = None  # known once the system evaluates the expression
-
-    def problems(self):
-        out = super().problems()
-        out += signature_problems(self.label, "equations", self._fun,
-                                  ["t"] + [f"state{k + 1}" for k in range(len(self.bodies))])
-        if self._point is not None:
-            out += vector_problems(self.label, "point", self._point)
-        return out
-
-    def equations(self, states, t):
-        return call_user_function(self.label, "equations", self._fun, (t, *states))
-
-    def reaction_point(self):
-        return self._point

@@ -2,12 +2,18 @@
 translation. Geometry as in :mod:`nlpdyn.joints.ideal`: global, initial configuration."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..checks import as_vector, number_problems, vector_problems
 from .ideal import E1, E2, E3, Joint, _dot
 from .modes import JointModes, twists
+
+if TYPE_CHECKING:
+    from ..body import RigidBody
 
 
 class Screw(Joint):
@@ -20,6 +26,21 @@ class Screw(Joint):
     the free one, so the dual of the free mode is the rotation [e3; 0] and the screw's
     constraint force along e3 is the axial force; the applied force along the free mode is
     the moment about the axis plus pitch times the axial force.
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        A point on the axis, global frame at the initial configuration.
+    axis : array_like, shape (3,)
+        The screw's axis, global frame at the initial configuration (a unit vector).
+    pitch : float
+        The advance per radian (m/rad).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
 
     Examples
     --------
@@ -34,7 +55,8 @@ class Screw(Joint):
     kind = "screw joint"
     n_equations = 5
 
-    def __init__(self, parent, child, point, axis, pitch, name=None):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike, axis: ArrayLike,
+                 pitch: float, name: str | None = None):
         super().__init__(parent, child, point, axis, name)
         self.pitch = pitch
 
@@ -62,6 +84,19 @@ class Planar(Joint):
     """The child slides on the plane through ``point`` normal to ``axis`` and turns about the
     normal (3 equations). Free: rotation about e3 (the normal), translations along e1, e2;
     constrained: rotations about e1, e2, translation along e3.
+
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        A point on the plane, global frame at the initial configuration.
+    axis : array_like, shape (3,)
+        The plane's normal, global frame at the initial configuration (a unit vector).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
 
     Examples
     --------
@@ -96,6 +131,21 @@ class PlanarTranslation(Joint):
     section 5, e.g. for exciting the motion along d2 (:class:`KinematicExcitation`) while the
     motion along d1 stays free. Constrained: the three rotations, translation along e3.
 
+    Parameters
+    ----------
+    parent : RigidBody or Ground
+        The body the joint frame is fixed in.
+    child : RigidBody or Ground
+        The body that moves relative to ``parent``.
+    point : array_like, shape (3,)
+        A point on the plane, global frame at the initial configuration.
+    axis : array_like, shape (3,)
+        The plane's normal, global frame at the initial configuration (a unit vector).
+    directions : pair of array_like, shape (3,), optional
+        d1, d2: the free translations (default: e1, e2 of the joint frame).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+
     Examples
     --------
     >>> import numpy as np
@@ -112,7 +162,8 @@ class PlanarTranslation(Joint):
     kind = "planar translation joint"
     n_equations = 4
 
-    def __init__(self, parent, child, point, axis, directions=None, name=None):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike, axis: ArrayLike,
+                 directions=None, name: str | None = None):
         super().__init__(parent, child, point, axis, name)
         self.directions = None if directions is None else [as_vector(d) for d in directions]
 

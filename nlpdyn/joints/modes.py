@@ -41,6 +41,11 @@ def dual_basis(free: np.ndarray, constrained: np.ndarray) -> np.ndarray:
 class JointModes:
     """A joint's free and constrained mode vectors in its parent's joint frame.
 
+    Parameters
+    ----------
+    free, constrained, n_excited
+        The attributes below.
+
     Attributes
     ----------
     free : ndarray, shape (6, f)

@@ -1,7 +1,7 @@
 """Velocity-level (nonholonomic) constraints w^T G = zeta (seed 004, eqs. 3.6-3.8)."""
 from __future__ import annotations
 
-from .ideal import Programmed
+from .programmed import Programmed
 
 
 class VelocityConstraint(Programmed):
@@ -15,6 +15,17 @@ class VelocityConstraint(Programmed):
     at the step's end velocity with C and zeta at its start, as it does the ideal joints'
     linearised rows; the reaction is C^T mu. Ideal velocity constraints with zeta = 0 do no
     work: the energy ledger's ``work:<name>`` column stays at the discretisation's level.
+
+    Parameters
+    ----------
+    bodies : RigidBody or sequence of RigidBody
+        The bodies whose states ``equations`` receives, in this order.
+    equations : callable
+        ``equations(t, *states) -> CasADi column``: C v - zeta, linear in the velocities.
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+    point : array_like, shape (3,), optional
+        Where the result reports its reaction (global, initial configuration).
 
     Examples
     --------

@@ -1,0 +1,202 @@
+"""What the force elements exert over a step, as CasADi expressions of a compiled system:
+each element by its evaluation (explicit, backward Euler, energy-consistent), and the carry the
+energy-consistent elements hand from one step to the next in the stepper's memory.
+
+The functions take the :class:`~nlpdyn.compiled.CompiledSystem` ``cs`` they belong to; its
+methods ``step_forces`` and ``step_forces_midpoint`` document them.
+"""
+from __future__ import annotations
+
+import types
+
+import casadi as ca
+import numpy as np
+
+from .discrete_gradient import discrete_gradient
+from .element_rows import ElementRows
+from .rotations import normalised_rotation_matrix
+
+
+def energy_consistent(cs, element_terms):
+    """The energy-consistent ("implicit") elements: per element its coordinates s(q, t)
+    and their Jacobian, and the carry's layout in the stepper's memory, after the
+    elements' memory z: the last step's h (``carry_h_slot``), the energy the last step
+    carried (``carry_energy_slot``, ``carried_energy``), then per element the conservative
+    force of its last step on each moving body as global wrenches (f, n: 6 per body;
+    ``carry_rows``)."""
+    q, t, v = cs.q_sym, cs.t_sym, cs.v_sym
+    cs.consistent, cs.carry_rows = [], []
+    cs.carry_h_slot, cs.carry_energy_slot = cs.n_history, cs.n_history + 1
+    start = cs.n_history + 2
+    for j, (el, terms) in enumerate(zip(cs.force_elements, element_terms)):
+        if el.evaluation != "implicit":
+            continue
+        moving = [b.index for b in el.bodies if not b.is_ground]
+        cs.carry_rows.append(ElementRows(el.name, el, start, start + 6 * len(moving)))
+        start += 6 * len(moving)
+        s = ca.vertcat(*[s for s, _ in terms]) if terms else ca.SX(0, 1)
+        coordinates = ca.Function(f"coordinates_{j}", [q, t], [s])
+        w = ca.SX.sym("w", s.numel())
+        pullback = ca.Function(f"coordinates_pullback_{j}", [q, t, w],
+                               [ca.jtimes(s, q, w, True)])
+        cs.consistent.append((j, coordinates, pullback, [V for _, V in terms], moving))
+    cs.n_carry = start - cs.n_history if cs.consistent else 0
+    # then one flag per gap: closed at the start of the last step (the contact step tells
+    # sustained contact from an impact by it)
+    first = cs.n_history + cs.n_carry
+    cs.contact_slots = np.arange(first, first + cs.n_gap)
+    cs.n_memory = first + cs.n_gap
+    memory = ca.SX.sym("memory", cs.n_memory)
+    cs._carry_wrenches = ca.Function(
+        "carry_wrenches", [t, q, cs.z_sym],
+        [ca.vertcat(*_wrenches(cs, cs.element_conservative_forces(t, q, cs.z_sym), q))
+         if cs.n_carry else ca.SX(0, 1)])
+    cs._carried_impulse = ca.Function(
+        "carried_impulse", [q, memory], [_carried(cs, q, memory)[1]])
+    cs._recorded_step_forces = None
+    cs._recorded_midpoint = None
+
+
+def _rotations(cs, q0):
+    """The rotation of each moving body of the consistent elements at q0, by body index
+    (built once per body, shared by every element and use; ``normalised_rotation_matrix``
+    inlined from one function: the same operations, without Python's per-operation cost)."""
+    p = ca.SX.sym("p", 4)
+    rotation = ca.Function("normalised_rotation_matrix", [p], [normalised_rotation_matrix(p)])
+    return {k: rotation(q0[7 * k + 3:7 * k + 7])
+            for k in sorted({k for *_, moving in cs.consistent for k in moving})}
+
+
+def _wrenches(cs, G_V, q0, rotations=None):
+    """Per consistent element, its column of ``G_V`` (nv x n_elements, generalised forces
+    on the velocities at q0) as global wrenches of its moving bodies: the carry's layout
+    after its two scalars. ``rotations``: ``_rotations(q0)`` where known."""
+    rotations = _rotations(cs, q0) if rotations is None else rotations
+    out = []
+    for j, _, _, _, moving in cs.consistent:
+        for k in moving:
+            out += [G_V[6 * k:6 * k + 3, j], rotations[k] @ G_V[6 * k + 3:6 * k + 6, j]]
+    return out
+
+
+def _carried(cs, q0, memory, rotations=None):
+    """(last step's h, the impulse it carries into this step (h / 2 times its G_V,
+    summed, on the velocities at q0), per consistent element the last G_V as generalised
+    forces on the velocities at q0 (nv x n_elements)). ``rotations``: ``_rotations(q0)``
+    where known."""
+    G_V = ca.SX.zeros(cs.nv, len(cs.force_elements))
+    if not cs.n_carry:
+        return ca.SX(0), ca.SX.zeros(cs.nv), G_V
+    rotations = _rotations(cs, q0) if rotations is None else rotations
+    for (j, _, _, _, moving), r in zip(cs.consistent, cs.carry_rows):
+        W = memory[r.start:r.stop]
+        for i, k in enumerate(moving):
+            A = rotations[k]
+            G_V[6 * k:6 * k + 3, j] = W[6 * i:6 * i + 3]
+            G_V[6 * k + 3:6 * k + 6, j] = A.T @ W[6 * i + 3:6 * i + 6]
+    h_last = memory[cs.carry_h_slot]
+    return h_last, 0.5 * h_last * ca.sum2(G_V), G_V
+
+
+def step_forces(cs, t0, h, q0, v0, q1, v1, memory, T, memory_end=None):
+    """:meth:`CompiledSystem.step_forces` of ``cs``."""
+    z = memory[:cs.n_history]
+    n_el = len(cs.force_elements)
+    tm, qm = t0 + 0.5 * h, 0.5 * (q0 + q1)
+    Q_start = cs.element_forces(t0, q0, v0, z)
+    QV_start = cs.element_conservative_forces(t0, q0, z)
+    Q_end = cs.element_forces(t0 + h, q1, v1, z)
+    QV_end = cs.element_conservative_forces(t0 + h, q1, z)
+    Q_mid = cs.element_forces(tm, qm, v1, z)
+    QV_mid = cs.element_conservative_forces(tm, qm, z)
+    rotations = _rotations(cs, q0)
+    h_last, carried, last_C = _carried(cs, q0, memory, rotations)
+    G_V, D = ca.SX.zeros(cs.nv, n_el), ca.SX.zeros(cs.nv, n_el)
+    C = ca.SX.zeros(cs.nv, n_el)
+    if memory_end is not None:
+        C = _carried(cs, q0, memory_end, rotations)[2]
+    split = ca.SX.zeros(cs.nv, n_el)      # the damping that goes with the carry
+    split_columns = [j for j, *_ in cs.consistent
+                     if cs.force_elements[j].damping_step == "split"]
+    for j, coordinates, pullback, laws, _ in cs.consistent:
+        D[:, j] = Q_mid[:, j] - QV_mid[:, j]
+        if j in split_columns:
+            split[:, j] = D[:, j]
+        if memory_end is None:
+            # the laws may hold the elements' memory (the system's z): the step's
+            G_V[:, j] = ca.substitute(
+                -T.T @ discrete_gradient(lambda x: coordinates(x, tm),
+                                         lambda x, w: pullback(x, tm, w), laws, q0, q1),
+                cs.z_sym, z)
+            C[:, j] = G_V[:, j] + split[:, j]
+        else:
+            G_V[:, j] = C[:, j] - split[:, j]
+    whole = D - split
+    Q_quarter = (cs.element_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), v1, z)
+                 if cs.consistent else None)
+    # the stored energy's force a quarter into the step: the split damping's tangent, and
+    # the contacts' stiffness (``ImplicitLinearisation.contact_stiffness``)
+    QV_quarter = (cs.element_conservative_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), z)
+                  if split_columns or any(cs.force_elements[j].is_contact
+                                          for j, *_ in cs.consistent) else None)
+    if split_columns:
+        # a "split" damping acts with h / 2 in this step: half its derivative
+        for j in split_columns:
+            Q_quarter[:, j] = 0.5 * (Q_quarter[:, j] + QV_quarter[:, j])
+
+    def in_step(j):
+        # half of the step's force (discrete gradient and midpoint damping) now, half
+        # in the next step, after half of the last one's
+        carried_part = (0.5 * h_last * last_C[:, j] + 0.5 * h * C[:, j]) / h
+        # the discrete gradient's derivative in q1 is half the Hessian at the midpoint
+        # (to first order in q1 - q0), and it acts with h / 2: the force at a quarter of
+        # the step, with v1, has the impulse's derivative in y
+        return carried_part + whole[:, j], carried_part, Q_quarter[:, j]
+
+    Q, Q_V, tangent = _step_columns(cs, (Q_start, QV_start), (Q_end, QV_end), in_step)
+    return types.SimpleNamespace(Q=Q, Q_V=Q_V, G_V=G_V, D=D, C=C, carried=carried,
+                                 wrenches=_wrenches(cs, C, q0, rotations),
+                                 tangent=tangent, tangent_V=QV_quarter)
+
+
+def _step_columns(cs, explicit, end, in_step):
+    """(Q, Q_V, tangent) of a step, nv x n_elements, each element's column by its
+    evaluation: ``explicit`` and ``end`` the (Q, Q_V) that "explicit" and
+    "backward_euler" elements take, ``in_step(j)`` an "implicit" one's three columns."""
+    columns = []
+    for j, el in enumerate(cs.force_elements):
+        if el.evaluation in ("explicit", "backward_euler"):
+            Q, QV = explicit if el.evaluation == "explicit" else end
+            columns.append((Q[:, j], QV[:, j], Q[:, j]))
+        else:
+            columns.append(in_step(j))
+    return [ca.horzcat(*c) for c in zip(*columns)]
+
+
+def step_forces_midpoint(cs, t0, h, q0, v0, qm, vf, q1, v1, memory, T):
+    """:meth:`CompiledSystem.step_forces_midpoint` of ``cs``."""
+    z = memory[:cs.n_history]
+    n_el = len(cs.force_elements)
+    tm, q_chord, v_mean = t0 + 0.5 * h, 0.5 * (q0 + q1), 0.5 * (v0 + v1)
+    Q_mid = cs.element_forces(tm, qm, vf, z)
+    QV_mid = cs.element_conservative_forces(tm, qm, z)
+    Q_end = cs.element_forces(t0 + h, q1, v1, z)
+    QV_end = cs.element_conservative_forces(t0 + h, q1, z)
+    Q_chord = cs.element_forces(tm, q_chord, v_mean, z) if cs.consistent else None
+    QV_chord = (cs.element_conservative_forces(tm, q_chord, z) if cs.consistent
+                else None)
+    G_V, D = ca.SX.zeros(cs.nv, n_el), ca.SX.zeros(cs.nv, n_el)
+    for j, coordinates, pullback, laws, _ in cs.consistent:
+        D[:, j] = Q_chord[:, j] - QV_chord[:, j]
+        G_V[:, j] = ca.substitute(
+            -T.T @ discrete_gradient(lambda x: coordinates(x, tm),
+                                     lambda x, w: pullback(x, tm, w), laws, q0, q1),
+            cs.z_sym, z)
+    Q, Q_V, tangent = _step_columns(cs, 
+        (Q_mid, QV_mid), (Q_end, QV_end),
+        lambda j: (G_V[:, j] + D[:, j], G_V[:, j], Q_chord[:, j]))
+    zero = ca.SX.zeros(cs.nv, n_el)
+    return types.SimpleNamespace(Q=Q, Q_V=Q_V, G_V=G_V, D=D, C=zero,
+                                 carried=ca.SX.zeros(cs.nv),
+                                 wrenches=_wrenches(cs, zero, q0), tangent=tangent,
+                                 tangent_V=QV_chord if cs.consistent else None)
