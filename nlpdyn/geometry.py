@@ -29,7 +29,7 @@ from scipy.sparse.csgraph import minimum_spanning_tree
 from scipy.spatial.distance import pdist, squareform
 
 from .body import RigidBody
-from .checks import is_number
+from .checks import is_number, is_vector
 from .joints.clearance import CylindricalClearance
 # the shapes and their checks, re-exported: imports from nlpdyn.geometry keep working
 from .shapes import (SHAPES, Box, Cylinder, Link, Shape, Sphere, as_shapes,  # noqa: F401
@@ -49,7 +49,7 @@ def _element_points(element):
     pairs = []
     for attr, which in (("point", bodies), ("point_a", bodies[:1]), ("point_b", bodies[1:2])):
         value = getattr(element, attr, None)
-        if _is_vector(value):
+        if is_vector(value):
             pairs += [(b, value) for b in which]
     return pairs
 
@@ -140,12 +140,8 @@ def describe(system) -> dict:
     name = getattr(system, "name", None)
     gravity = np.asarray(system.gravity, dtype=float)
     return {"bodies": bodies, "joints": joints, "size": float(max(extent, default=1.0)) or 1.0,
-            "gravity": gravity.tolist() if _is_vector(gravity) else None,
+            "gravity": gravity.tolist() if is_vector(gravity) else None,
             "name": name if isinstance(name, str) and name else None}
-
-
-def _is_vector(value) -> bool:
-    return isinstance(value, np.ndarray) and value.shape == (3,) and bool(np.all(np.isfinite(value)))
 
 
 def _joint_entry(el):
@@ -153,12 +149,12 @@ def _joint_entry(el):
     parent, child = getattr(el, "parent", None), getattr(el, "child", None)
     point, axis = getattr(el, "point", None), getattr(el, "axis", None)
     # the bore's centre on the child: off the pin by ``offset`` at the start
-    bore = point + el.offset if isinstance(el, CylindricalClearance) and _is_vector(point) \
-        and _is_vector(el.offset) else point
+    bore = point + el.offset if isinstance(el, CylindricalClearance) and is_vector(point) \
+        and is_vector(el.offset) else point
     clearance = getattr(el, "clearance", 0.0)
-    if not (isinstance(parent, RigidBody) and isinstance(child, RigidBody) and _is_vector(point)):
+    if not (isinstance(parent, RigidBody) and isinstance(child, RigidBody) and is_vector(point)):
         return None
-    if not _is_vector(axis) or "spherical" in el.kind:
+    if not is_vector(axis) or "spherical" in el.kind:
         axis = None
     elif not parent.is_ground:
         axis = parent.local_vector(axis)
@@ -307,16 +303,65 @@ def joint_positions(res, indices, magnify_clearance=1.0) -> np.ndarray:
 
 
 def scene(res, fps, speed=1.0, magnify_clearance=1.0, max_frames=None, frame=None):
-    """What an animation draws: (frame indices into ``res.t``, then :func:`placed`'s lines,
-    joints and cube at them)."""
+    """What an animation draws: the frames' indices into ``res.t`` (:func:`frame_indices`),
+    then :func:`placed`'s lines, joints and cube at them.
+
+    Parameters
+    ----------
+    res : Result
+    fps, speed, max_frames
+        As for :func:`frame_indices`.
+    magnify_clearance : float
+        As for :func:`poses`.
+    frame : ndarray, shape (3, 3), optional
+        Draw in these rows' coordinates (:func:`view_frame`; default: global).
+
+    Returns
+    -------
+    tuple
+        ``(indices, lines, joints, (centre, half_side))``.
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System(); _ = s.add_body("ball", 1.0, (1, 1, 1))
+    >>> res = nd.simulate(s, 0.1, 1e-3, progress=False)
+    >>> indices, lines, joints, (centre, half) = scene(res, fps=20)
+    >>> res.t[indices].round(3).tolist(), joints.shape
+    ([0.0, 0.05, 0.1], (3, 0, 3))
+    """
     indices = frame_indices(res.t, fps, speed, max_frames)
     return (indices, *placed(res, indices, magnify_clearance, frame))
 
 
 def placed(res, indices, magnify_clearance=1.0, frame=None):
-    """(:func:`drawn_lines`, :func:`joint_positions`, (centre, half side) of a cube holding
-    all of it and the origin) at ``res.t[indices]``, in the rows of ``frame`` (3, 3) when
-    given (:func:`view_frame`), else global."""
+    """The bodies' lines and the joints at ``res.t[indices]``, and a cube holding them.
+
+    Parameters
+    ----------
+    res : Result
+    indices : array_like of int
+        Output times drawn.
+    magnify_clearance : float
+        As for :func:`poses`.
+    frame : ndarray, shape (3, 3), optional
+        Draw in these rows' coordinates (:func:`view_frame`; default: global).
+
+    Returns
+    -------
+    tuple
+        (:func:`drawn_lines`, :func:`joint_positions`, (centre (3,), half side) of a cube
+        holding all of it and the origin).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System(); _ = s.add_body("ball", 1.0, (1, 1, 1), geometry=nd.Sphere(0.5))
+    >>> res = nd.simulate(s, 0.01, 1e-3, progress=False)
+    >>> lines, joints, (centre, half) = placed(res, [0])
+    >>> float(half.round(3))
+    0.525
+    """
     if not (np.isfinite(magnify_clearance) and magnify_clearance > 0):
         raise ValueError(f"magnify_clearance must be positive and finite, got {magnify_clearance!r}")
     lines = drawn_lines(res, indices, magnify_clearance)
