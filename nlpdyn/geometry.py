@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.sparse.csgraph import minimum_spanning_tree
-from scipy.spatial.distance import pdist, squareform
 
 from .body import RigidBody
 from .checks import is_number, is_vector
@@ -82,7 +81,9 @@ def _default_shapes(body, joint_points, other_points) -> list:
         nodes = _distinct([*nodes, np.zeros(3)], scale)
     shapes = []
     if len(nodes) >= 2:
-        tree = minimum_spanning_tree(squareform(pdist(np.array(nodes)))).tocoo()
+        points = np.array(nodes)
+        distances = np.linalg.norm(points[:, None] - points[None], axis=2)
+        tree = minimum_spanning_tree(distances).tocoo()
         shapes = [Link(offset=nodes[i], point=nodes[j]).to_dict()
                   for i, j in sorted(zip(tree.row.tolist(), tree.col.tolist()))]
     if not shapes:
