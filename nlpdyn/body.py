@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 from .checks import (LARGEST_MASS, SMALLEST_MASS, as_array, as_number, as_unit_vector,
                      as_vector, is_number, mass_range_problems, name_problems, show,
                      vector_problems)
-from .geometry import geometry_problems
+from .shapes import geometry_problems
 from .rotations import from_rotation_matrix, normalised_rotation_matrix, rotation_matrix
 
 

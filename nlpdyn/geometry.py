@@ -1,238 +1,161 @@
-"""Shapes to draw bodies with, and their poses along a result (animations, the 3D view).
+"""A system's geometry as data, and where it is drawn along a result (animations, 3D views).
 
-A body's shapes are given in its body frame, relative to its centre of mass (``offset``), as
-``System.add_body(..., geometry=...)`` or :meth:`System.set_geometry`: one shape or a list.
-Shapes only draw; they take no part in the dynamics. A body given none is drawn as its
-inertia-equivalent box (the uniform box of its mass and principal moments) and a link from
-its centre of mass to every joint and element point on it.
+The shapes themselves (:class:`~nlpdyn.Box`, :class:`~nlpdyn.Cylinder`,
+:class:`~nlpdyn.Sphere`, :class:`~nlpdyn.Link`) and their checks are in :mod:`nlpdyn.shapes`,
+re-exported here. A body given no shapes is drawn as a slender link from joint point to
+joint point (to its centre of mass when it has one joint); one with no joint away from its
+centre of mass as its inertia-equivalent box (the uniform box of its mass and principal
+moments). Points of force elements on a body without shapes are joined to its centre of mass.
 
 :func:`describe` turns a system's geometry into plain data (stored in ``Result.info
-["geometry"]``, so a saved result can still be drawn); :func:`poses` gives each body's pose
-per frame, with the offsets inside clearance joints magnified on request; :func:`outlines`
-the lines that draw a body in its frame.
+["geometry"]``, so a saved result can still be drawn), with the gravity that sets the views'
+up direction (:func:`up_direction`) and the system's name, if it has one; :func:`poses`
+gives each body's pose per frame, with the offsets inside clearance joints magnified on
+request; :func:`outlines` the lines that draw a body in its frame.
 
 Examples
 --------
 >>> import nlpdyn as nd
->>> s = nd.System()
->>> crank = s.add_body("crank", mass=0.12, inertia=(1e-4, 1e-4, 1e-5),
-...                    geometry=nd.Cylinder(radius=0.01, length=0.08, axis=(0, 0, 1)))
+>>> s = nd.System(gravity=(0, -9.81, 0))
+>>> bar = s.add_body("bar", mass=1.0, inertia=(2e-4, 0.0834, 0.0834), position=(0.5, 0, 0))
+>>> _ = s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 0, 1), name="pin"))
+>>> describe(s)["bodies"]["bar"]             # a link from the pin to the centre of mass
+[{'shape': 'link', 'offset': [-0.5, 0.0, 0.0], 'point': [0.0, 0.0, 0.0]}]
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
+from scipy.sparse.csgraph import minimum_spanning_tree
 
-from .checks import (as_number, as_unit_vector, as_vector, is_number, number_problems,
-                     vector_problems)
+from .body import RigidBody
+from .checks import is_number, is_vector
+from .joints.clearance import CylindricalClearance
+# the shapes and their checks, re-exported: imports from nlpdyn.geometry keep working
+from .shapes import (SHAPES, Box, Cylinder, Link, Shape, Sphere, as_shapes,  # noqa: F401
+                     geometry_problems, inertia_box)
 
 CIRCLE_POINTS = 24      # points per circle drawn
-
-
-def _positive(value):
-    return value > 0
-
-
-@dataclass(eq=False)
-class Shape:
-    """Base of the shapes: ``offset`` is the shape's centre in the body frame, from the
-    centre of mass."""
-
-    offset: np.ndarray = field(default_factory=lambda: np.zeros(3), kw_only=True)
-    kind = "shape"
-
-    def __post_init__(self):
-        self.offset = as_vector(self.offset)
-
-    def problems(self, owner) -> list[str]:
-        return vector_problems(f"{owner}: {self.kind}", "offset", self.offset)
-
-    def to_dict(self) -> dict:
-        return {"shape": self.kind, "offset": self.offset.tolist()}
-
-
-@dataclass(eq=False)
-class Box(Shape):
-    """A box of edge lengths ``size`` (3,) along the body axes."""
-
-    size: np.ndarray = field(default_factory=lambda: np.ones(3))
-    kind = "box"
-
-    def __post_init__(self):
-        super().__post_init__()
-        self.size = as_vector(self.size)
-
-    def problems(self, owner):
-        out = super().problems(owner)
-        if not (isinstance(self.size, np.ndarray) and self.size.shape == (3,)
-                and np.all(np.isfinite(self.size)) and np.all(self.size >= 0)):
-            out.append(f"{owner}: box size must be 3 finite numbers >= 0, got {self.size!r}")
-        return out
-
-    def to_dict(self):
-        return {**super().to_dict(), "size": self.size.tolist()}
-
-
-@dataclass(eq=False)
-class Cylinder(Shape):
-    """A cylinder of ``radius`` and ``length`` along ``axis`` (body frame, unit)."""
-
-    radius: float = 0.01
-    length: float = 0.1
-    axis: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
-    kind = "cylinder"
-
-    def __post_init__(self):
-        super().__post_init__()
-        self.radius, self.length = as_number(self.radius), as_number(self.length)
-        self.axis = as_unit_vector(self.axis, "cylinder", "axis")
-
-    def problems(self, owner):
-        out = super().problems(owner)
-        for label in ("radius", "length"):
-            out += number_problems(f"{owner}: cylinder", label, getattr(self, label), _positive,
-                                   "> 0")
-        out += vector_problems(f"{owner}: cylinder", "axis", self.axis)
-        if not out and abs(np.linalg.norm(self.axis) - 1) > 1e-9:
-            out.append(f"{owner}: cylinder axis must be a unit vector")
-        return out
-
-    def to_dict(self):
-        return {**super().to_dict(), "radius": self.radius, "length": self.length,
-                "axis": self.axis.tolist()}
-
-
-@dataclass(eq=False)
-class Sphere(Shape):
-    """A sphere of ``radius``."""
-
-    radius: float = 0.01
-    kind = "sphere"
-
-    def __post_init__(self):
-        super().__post_init__()
-        self.radius = as_number(self.radius)
-
-    def problems(self, owner):
-        return super().problems(owner) + number_problems(f"{owner}: sphere", "radius",
-                                                         self.radius, _positive, "> 0")
-
-    def to_dict(self):
-        return {**super().to_dict(), "radius": self.radius}
-
-
-@dataclass(eq=False)
-class Link(Shape):
-    """A straight link from the centre of mass (plus ``offset``) to ``point`` (body frame)."""
-
-    point: np.ndarray = field(default_factory=lambda: np.zeros(3))
-    kind = "link"
-
-    def __post_init__(self):
-        super().__post_init__()
-        self.point = as_vector(self.point)
-
-    def problems(self, owner):
-        return super().problems(owner) + vector_problems(f"{owner}: link", "point", self.point)
-
-    def to_dict(self):
-        return {**super().to_dict(), "point": self.point.tolist()}
-
-
-SHAPES = {cls.kind: cls for cls in (Box, Cylinder, Sphere, Link)}
-
-
-def as_shapes(geometry) -> list:
-    """``geometry`` (None, a shape or a list of shapes) as a list."""
-    if geometry is None:
-        return []
-    return list(geometry) if isinstance(geometry, (list, tuple)) else [geometry]
-
-
-def geometry_problems(owner, geometry) -> list[str]:
-    """Every problem with a body's ``geometry`` (empty when valid)."""
-    out = []
-    for shape in as_shapes(geometry):
-        if isinstance(shape, Shape):
-            out += shape.problems(owner)
-        else:
-            out.append(f"{owner}: geometry must be shapes (nd.Box, nd.Cylinder, nd.Sphere, "
-                       f"nd.Link), got {type(shape).__name__}")
-    return out
+# points of a body closer than this share of its size are one point
+SAME_POINT = 1e-9
+# the camera's default (elevation, azimuth) in degrees, about the up direction
+VIEW = (20.0, -60.0)
 
 
 # ------------------------------------------------------------------ a system's geometry as data
-def inertia_box(mass, inertia) -> np.ndarray:
-    """Edge lengths of the uniform box with ``mass`` and the principal moments of ``inertia``
-    (a moment that breaks the triangle inequality gives 0), along the principal axes."""
-    moments = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
-    total = moments.sum()
-    # I_k = m (a_i^2 + a_j^2) / 12  ->  a_k^2 = 6 (I_i + I_j - I_k) / m
-    return np.sqrt(np.maximum(6.0 * (total - 2.0 * moments) / mass, 0.0))
-
-
 def _element_points(element):
     """(body, global point at t = 0) pairs of an element: its joint or application points."""
     bodies = list(getattr(element, "bodies", ()))
     pairs = []
     for attr, which in (("point", bodies), ("point_a", bodies[:1]), ("point_b", bodies[1:2])):
         value = getattr(element, attr, None)
-        if isinstance(value, np.ndarray) and value.shape == (3,) and np.all(np.isfinite(value)):
+        if is_vector(value):
             pairs += [(b, value) for b in which]
     return pairs
 
 
-def _default_shapes(body, points) -> list:
-    """The inertia-equivalent box along the principal axes and a link to every point."""
-    moments, axes = np.linalg.eigh(0.5 * (body.inertia + body.inertia.T))
-    box = inertia_box(body.mass, body.inertia)
-    shapes = [{"shape": "box", "offset": [0.0, 0.0, 0.0], "size": box.tolist(),
-               "axes": axes.tolist()}]
+def _is_joint(element) -> bool:
+    """Whether an element joins two bodies (a joint, clearance joint, bushing): its points
+    carry a default body's link."""
+    return (isinstance(getattr(element, "parent", None), RigidBody)
+            and isinstance(getattr(element, "child", None), RigidBody))
+
+
+def _distinct(points, scale) -> list:
+    """``points`` without repeats (closer than ``SAME_POINT * scale``), in order."""
+    kept = []
     for p in points:
-        shapes.append(Link(point=body.local_point(p)).to_dict())
+        if all(np.linalg.norm(p - k) > SAME_POINT * scale for k in kept):
+            kept.append(p)
+    return kept
+
+
+def _default_shapes(body, joint_points, other_points) -> list:
+    """A body without shapes: links joining its joint points (body frame) along their shortest
+    spanning tree, or from its one joint point to its centre of mass; its inertia-equivalent
+    box when they span nothing. A link from the centre of mass to every other point."""
+    box = inertia_box(body.mass, body.inertia)
+    local = [body.local_point(p) for p in joint_points]
+    scale = max([1.0, *(float(np.linalg.norm(p)) for p in local)])
+    nodes = _distinct(local, scale)
+    if len(nodes) == 1:
+        nodes = _distinct([*nodes, np.zeros(3)], scale)
+    shapes = []
+    if len(nodes) >= 2:
+        points = np.array(nodes)
+        distances = np.linalg.norm(points[:, None] - points[None], axis=2)
+        tree = minimum_spanning_tree(distances).tocoo()
+        shapes = [Link(offset=nodes[i], point=nodes[j]).to_dict()
+                  for i, j in sorted(zip(tree.row.tolist(), tree.col.tolist()))]
+    if not shapes:
+        axes = np.linalg.eigh(0.5 * (body.inertia + body.inertia.T))[1]
+        shapes = [{"shape": "box", "offset": [0.0, 0.0, 0.0], "size": box.tolist(),
+                   "axes": axes.tolist()}]
+    for p in _distinct([body.local_point(p) for p in other_points], scale):
+        if all(np.linalg.norm(p - n) > SAME_POINT * scale for n in nodes):
+            shapes.append(Link(point=p).to_dict())
     return shapes
 
 
 def describe(system) -> dict:
-    """A system's geometry as plain data: ``bodies`` (name -> list of shape dicts, body
-    frame), ``joints`` (one dict per two-body joint or clearance joint: name, parent, child,
-    its point on each in their body frames (the ground's is global), the pin axis in the
-    parent's frame or None, and the clearance, 0 for an ideal joint) and ``size`` (the
-    largest distance between the bodies' centres and their points, for markers)."""
-    points = {id(b): [] for b in system.bodies}
+    """A system's geometry as plain data, as stored in ``Result.info["geometry"]``.
+
+    Parameters
+    ----------
+    system : System
+
+    Returns
+    -------
+    dict
+        ``bodies`` (name -> list of shape dicts, body frame), ``joints`` (one dict per
+        two-body joint or clearance joint: name, parent, child, its point on each in their
+        body frames (the ground's is global), the pin axis in the parent's frame or None, and
+        the clearance, 0 for an ideal joint), ``size`` (the largest distance between the
+        bodies' centres and their points, for markers), ``gravity`` (3 numbers, global) and
+        ``name`` (the system's ``name`` attribute when it has one, else None).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System(gravity=(0, -9.81, 0))
+    >>> ball = s.add_body("ball", mass=1.0, inertia=(1, 1, 1), geometry=nd.Sphere(radius=0.1))
+    >>> data = describe(s)
+    >>> data["bodies"]["ball"][0]["shape"], data["gravity"]
+    ('sphere', [0.0, -9.81, 0.0])
+    """
+    joint_points = {id(b): [] for b in system.bodies}
+    other_points = {id(b): [] for b in system.bodies}
     for el in system.elements:
+        into = joint_points if _is_joint(el) else other_points
         for body, p in _element_points(el):
-            if id(body) in points:
-                points[id(body)].append(p)
+            if id(body) in into:
+                into[id(body)].append(p)
     bodies = {}
     for b in system.bodies:
         given = as_shapes(getattr(b, "geometry", None))
         bodies[b.name] = ([s.to_dict() for s in given] if given
-                          else _default_shapes(b, points[id(b)]))
+                          else _default_shapes(b, joint_points[id(b)], other_points[id(b)]))
     joints = [entry for entry in map(_joint_entry, system.elements) if entry is not None]
-    extent = [np.linalg.norm(p - b.position) for b in system.bodies for p in points[id(b)]]
+    extent = [np.linalg.norm(p - b.position) for b in system.bodies
+              for p in joint_points[id(b)] + other_points[id(b)]]
     extent += [float(np.max(inertia_box(b.mass, b.inertia))) for b in system.bodies]
-    return {"bodies": bodies, "joints": joints, "size": float(max(extent, default=1.0)) or 1.0}
-
-
-def _is_vector(value) -> bool:
-    return isinstance(value, np.ndarray) and value.shape == (3,) and bool(np.all(np.isfinite(value)))
+    name = getattr(system, "name", None)
+    gravity = np.asarray(system.gravity, dtype=float)
+    return {"bodies": bodies, "joints": joints, "size": float(max(extent, default=1.0)) or 1.0,
+            "gravity": gravity.tolist() if is_vector(gravity) else None,
+            "name": name if isinstance(name, str) and name else None}
 
 
 def _joint_entry(el):
     """A two-body joint's (or clearance joint's) data for drawing, None for other elements."""
-    from .body import RigidBody     # body.py imports this module
-    from .joints.clearance import CylindricalClearance
     parent, child = getattr(el, "parent", None), getattr(el, "child", None)
     point, axis = getattr(el, "point", None), getattr(el, "axis", None)
     # the bore's centre on the child: off the pin by ``offset`` at the start
-    bore = point + el.offset if isinstance(el, CylindricalClearance) and _is_vector(point) \
-        and _is_vector(el.offset) else point
+    bore = point + el.offset if isinstance(el, CylindricalClearance) and is_vector(point) \
+        and is_vector(el.offset) else point
     clearance = getattr(el, "clearance", 0.0)
-    if not (isinstance(parent, RigidBody) and isinstance(child, RigidBody) and _is_vector(point)):
+    if not (isinstance(parent, RigidBody) and isinstance(child, RigidBody) and is_vector(point)):
         return None
-    if not _is_vector(axis) or "spherical" in el.kind:
+    if not is_vector(axis) or "spherical" in el.kind:
         axis = None
     elif not parent.is_ground:
         axis = parent.local_vector(axis)
@@ -380,15 +303,224 @@ def joint_positions(res, indices, magnify_clearance=1.0) -> np.ndarray:
     return out
 
 
-def scene(res, fps, speed=1.0, magnify_clearance=1.0, max_frames=None):
-    """What an animation draws: (frame indices into ``res.t``, :func:`drawn_lines`,
-    :func:`joint_positions`, (centre, half side) of a cube holding all of it and the origin)."""
+def scene(res, fps, speed=1.0, magnify_clearance=1.0, max_frames=None, frame=None):
+    """What an animation draws: the frames' indices into ``res.t`` (:func:`frame_indices`),
+    then :func:`placed`'s lines, joints and cube at them.
+
+    Parameters
+    ----------
+    res : Result
+    fps, speed, max_frames
+        As for :func:`frame_indices`.
+    magnify_clearance : float
+        As for :func:`poses`.
+    frame : ndarray, shape (3, 3), optional
+        Draw in these rows' coordinates (:func:`view_frame`; default: global).
+
+    Returns
+    -------
+    tuple
+        ``(indices, lines, joints, (centre, half_side))``.
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System(); _ = s.add_body("ball", 1.0, (1, 1, 1))
+    >>> res = nd.simulate(s, 0.1, 1e-3, progress=False)
+    >>> indices, lines, joints, (centre, half) = scene(res, fps=20)
+    >>> res.t[indices].round(3).tolist(), joints.shape
+    ([0.0, 0.05, 0.1], (3, 0, 3))
+    """
+    indices = frame_indices(res.t, fps, speed, max_frames)
+    return (indices, *placed(res, indices, magnify_clearance, frame))
+
+
+def placed(res, indices, magnify_clearance=1.0, frame=None):
+    """The bodies' lines and the joints at ``res.t[indices]``, and a cube holding them.
+
+    Parameters
+    ----------
+    res : Result
+    indices : array_like of int
+        Output times drawn.
+    magnify_clearance : float
+        As for :func:`poses`.
+    frame : ndarray, shape (3, 3), optional
+        Draw in these rows' coordinates (:func:`view_frame`; default: global).
+
+    Returns
+    -------
+    tuple
+        (:func:`drawn_lines`, :func:`joint_positions`, (centre (3,), half side) of a cube
+        holding all of it and the origin).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System(); _ = s.add_body("ball", 1.0, (1, 1, 1), geometry=nd.Sphere(0.5))
+    >>> res = nd.simulate(s, 0.01, 1e-3, progress=False)
+    >>> lines, joints, (centre, half) = placed(res, [0])
+    >>> float(half.round(3))
+    0.525
+    """
     if not (np.isfinite(magnify_clearance) and magnify_clearance > 0):
         raise ValueError(f"magnify_clearance must be positive and finite, got {magnify_clearance!r}")
-    indices = frame_indices(res.t, fps, speed, max_frames)
     lines = drawn_lines(res, indices, magnify_clearance)
     joints = joint_positions(res, indices, magnify_clearance)
+    if frame is not None:
+        lines = {name: [ln @ frame.T for ln in body] for name, body in lines.items()}
+        joints = joints @ frame.T
     every = np.concatenate([ln.reshape(-1, 3) for body in lines.values() for ln in body]
                            + [joints.reshape(-1, 3), np.zeros((1, 3))])
     low, high = every.min(axis=0), every.max(axis=0)
-    return indices, lines, joints, (0.5 * (low + high), 0.5 * max(np.max(high - low), 1e-9) * 1.05)
+    return lines, joints, (0.5 * (low + high), 0.5 * max(np.max(high - low), 1e-9) * 1.05)
+
+
+# ------------------------------------------------------------------ how a view is set
+AXIS_NAMES = "xyz"
+
+
+def up_direction(res, up=None) -> np.ndarray:
+    """The direction a view of ``res`` puts up: ``up`` when given, else against the gravity
+    stored with the result, else +z (no gravity, or a result saved without it).
+
+    Parameters
+    ----------
+    res : Result
+    up : str or array_like, shape (3,), optional
+        An axis name (``"x"``, ``"y"``, ``"z"``, with ``"-"`` for its opposite) or a
+        direction (global, any length but zero).
+
+    Returns
+    -------
+    ndarray, shape (3,)
+        A unit vector, global.
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System(gravity=(0, -9.81, 0)); _ = s.add_body("ball", 1.0, (1, 1, 1))
+    >>> res = nd.simulate(s, 0.002, 1e-3, progress=False)
+    >>> up_direction(res), up_direction(res, up="z"), up_direction(res, up=(1, 1, 0)).round(3)
+    (array([0., 1., 0.]), array([0., 0., 1.]), array([0.707, 0.707, 0.   ]))
+    """
+    if up is None:
+        gravity = np.asarray(geometry_of(res).get("gravity") or np.zeros(3), dtype=float)
+        size = float(np.linalg.norm(gravity))
+        return -gravity / size + 0.0 if np.isfinite(size) and size > 0 else np.eye(3)[2]
+    if isinstance(up, str):
+        text = up.strip().lower()
+        sign, axis = (-1.0, text[1:]) if text.startswith("-") else (1.0, text.lstrip("+"))
+        if axis not in tuple(AXIS_NAMES):
+            raise ValueError(f"up must be 'x', 'y' or 'z' (with '-' for the opposite) or a "
+                             f"direction of 3 numbers, got {up!r}")
+        return sign * np.eye(3)[AXIS_NAMES.index(axis)]
+    try:
+        vector = np.asarray(up, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        vector = np.full(1, np.nan)
+    size = float(np.linalg.norm(vector)) if vector.shape == (3,) else np.nan
+    if not (np.isfinite(size) and size > 0):
+        raise ValueError(f"up must be 'x', 'y' or 'z' (with '-' for the opposite) or a "
+                         f"direction of 3 numbers, not all zero, got {up!r}")
+    return vector / size
+
+
+def view_frame(up) -> tuple[np.ndarray, list[str]]:
+    """A right-handed frame whose third axis is ``up``, and the names of its axes.
+
+    Along a global axis (``up`` = +-x, +-y or +-z) the other two are global axes too, so that
+    the drawn axes keep their names; otherwise they complete ``up`` to a frame.
+
+    Parameters
+    ----------
+    up : array_like, shape (3,)
+        A unit vector (:func:`up_direction`).
+
+    Returns
+    -------
+    frame : ndarray, shape (3, 3)
+        Rows: the drawn x, y and z axes as global directions (``frame @ point`` draws a
+        global point).
+    names : list of str
+        Each row's name: ``"x"``, ``"-y"``, or its components ``"(0.6, 0.8, 0)"``.
+
+    Examples
+    --------
+    >>> frame, names = view_frame((0.0, 1.0, 0.0))
+    >>> names
+    ['z', 'x', 'y']
+    """
+    up = np.asarray(up, dtype=float)
+    along = np.flatnonzero(np.abs(np.abs(up) - 1.0) <= 1e-12)
+    if len(along):
+        k = int(along[0])
+        first, second = np.eye(3)[(k + 1) % 3], np.eye(3)[(k + 2) % 3]
+        if up[k] < 0:                       # keep the frame right-handed
+            first, second = second, first
+    else:
+        first, second = _perpendicular(up)
+    frame = np.array([first, second, up])
+    return frame, [_direction_name(row) for row in frame]
+
+
+def _direction_name(u) -> str:
+    for k, name in enumerate(AXIS_NAMES):
+        if abs(abs(u[k]) - 1.0) <= 1e-12:
+            return name if u[k] > 0 else f"-{name}"
+    return f"({', '.join(f'{c:.3g}' for c in u + 0.0)})"
+
+
+def model_name(res, name=None) -> str | None:
+    """The name a view's title gives the model: ``name`` when given, else the system's name
+    stored with the result, else a ``"name"`` in ``res.info``, else None.
+
+    Parameters
+    ----------
+    res : Result
+    name : str, optional
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System(); _ = s.add_body("ball", 1.0, (1, 1, 1))
+    >>> res = nd.simulate(s, 0.002, 1e-3, progress=False)
+    >>> model_name(res), model_name(res, "falling ball")
+    (None, 'falling ball')
+    """
+    for candidate in (name, geometry_of(res).get("name"), res.info.get("name")):
+        if isinstance(candidate, str) and candidate:
+            return candidate
+    return None
+
+
+def time_labels(times) -> list[str]:
+    """Times as text rounded to their grid: the decimals that show their typical spacing
+    (its median, to two significant digits), so that a time of adaptive steps reads 0.12
+    rather than 0.12000000000000001 or 0.1200347.
+
+    Parameters
+    ----------
+    times : array_like, shape (n,)
+        Increasing times [s].
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> time_labels([0.0, 0.04, 0.08, 0.12000000000000001])
+    ['0.00', '0.04', '0.08', '0.12']
+    >>> time_labels([0.0, 0.0333, 0.0667, 0.1])
+    ['0.000', '0.033', '0.067', '0.100']
+    """
+    times = np.asarray(times, dtype=float)
+    steps = np.diff(times)
+    steps = steps[steps > 0]
+    decimals = 3
+    if len(steps):
+        spacing = float(f"{np.median(steps):.2g}")
+        decimals = next(d for d in range(0, 17)
+                        if abs(round(spacing, d) - spacing) <= 1e-9 * spacing)
+    return [f"{t:.{decimals}f}" for t in times]

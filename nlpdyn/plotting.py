@@ -101,18 +101,39 @@ def plot_constraint_violation(res, ax=None):
     return fig
 
 
-def plot_result(res, bodies=None, title=None, extra=None, angular=False):
+def _named(res, title, name):
+    """``title`` led by the model's name (:func:`nlpdyn.geometry.model_name`), unless it
+    already holds it; the name alone without a title; None without either."""
+    from .geometry import model_name
+    shown = model_name(res, name)
+    if not shown or (title and shown in title):
+        return title
+    return f"{shown}: {title}" if title else shown
+
+
+def plot_result(res, bodies=None, title=None, extra=None, angular=False, name=None):
     """Overview in one Figure: a panel per body (its centre of mass; ``angular``: its
     angular velocity too), energy, constraint violation and, when it varies, the step size.
 
     Parameters
     ----------
-    bodies : list of str, optional   bodies to show (default: all, at most 4)
-    title : str, optional            the figure's title (the run's message is added)
-    extra : callable, optional       ``extra(res, panels)`` draws more (checks, closed forms);
-        ``panels`` maps names to axes: ``"position:<body>"``, ``"angular:<body>"``,
-        ``"energy"``, ``"violation"``, ``"h"`` (when drawn)
-    angular : bool                   add each body's angular velocity (body frame)
+    res : Result
+    bodies : list of str, optional
+        Bodies to show (default: all, at most 4).
+    title : str, optional
+        The figure's title (the run's message is added below it).
+    extra : callable, optional
+        ``extra(res, panels)`` draws more (checks, closed forms); ``panels`` maps names to
+        axes: ``"position:<body>"``, ``"angular:<body>"``, ``"energy"``, ``"violation"``,
+        ``"h"`` (when drawn).
+    angular : bool
+        Add each body's angular velocity (body frame).
+    name : str, optional
+        The model's name, leading the title (default: the system's name, if it has one).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -122,6 +143,9 @@ def plot_result(res, bodies=None, title=None, extra=None, angular=False):
     >>> fig = nd.simulate(s, 0.01, 1e-3, progress=False).plot(title="falling ball")
     >>> fig.axes[0].get_title()
     'ball: centre of mass'
+    >>> fig = nd.simulate(s, 0.01, 1e-3, progress=False).plot(name="ball", title="falls")
+    >>> fig.get_suptitle().splitlines()[0]
+    'ball: falls'
     """
     import matplotlib.pyplot as plt
     bodies = list(bodies or res.body_names[:MAX_BODY_PANELS])
@@ -136,8 +160,8 @@ def plot_result(res, bodies=None, title=None, extra=None, angular=False):
     panels = dict(zip(names, axes.flat))
     for ax in list(axes.flat)[len(names):]:
         ax.set_visible(False)
-    for name, ax in panels.items():
-        kind, _, body = name.partition(":")
+    for panel, ax in panels.items():
+        kind, _, body = panel.partition(":")
         if kind in ("position", "angular"):
             plot_body(res, body, ax, angular=kind == "angular")
         elif kind == "energy":
@@ -154,6 +178,7 @@ def plot_result(res, bodies=None, title=None, extra=None, angular=False):
     fixed = ("" if "h" in panels or h is None or res.info.get("h_min", h) != h
              else f"; fixed h = {h:.3g} s")
     heading = f"{res.message}{fixed}"
+    title = _named(res, title, name)
     fig.suptitle(f"{textwrap.fill(title, 110)}\n{heading}" if title else heading)
     return fig
 
@@ -215,12 +240,27 @@ def journal_orbit(res, joint) -> dict:
             "labels": ["bore end 1", "bore end 2"], "axes": names}
 
 
-def plot_orbit(res, joints, ax=None, title=None):
+def plot_orbit(res, joints, ax=None, title=None, name=None):
     """The journal orbit of clearance joints: each bore end's (or ball's) centre relative to
     the pin axis (socket centre) inside the clearance circle, in millimetres.
 
-    ``joints``: one joint object or a list of them (see :func:`journal_orbit`). A spherical
-    joint is drawn in its parent's x-y plane and x-z plane.
+    A spherical joint is drawn in its parent's x-y plane and x-z plane.
+
+    Parameters
+    ----------
+    res : Result
+    joints : joint or list of joints
+        Clearance joint objects (see :func:`journal_orbit`).
+    ax : matplotlib.axes.Axes, optional
+        Draw on these axes (one view only: one cylindrical or revolute joint).
+    title : str, optional
+        The figure's title.
+    name : str, optional
+        The model's name, leading the title (default: the system's name, if it has one).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
 
     Examples
     --------
@@ -260,6 +300,7 @@ def plot_orbit(res, joints, ax=None, title=None):
         ax_.set(xlabel=f"{data['axes'][i]} [mm]", ylabel=f"{data['axes'][j]} [mm]",
                 title=f"{joint.name or joint.label}: journal orbit")
         _legend_outside(ax_)
+    title = _named(res, title, name)
     if title:
         fig.suptitle(title)
     return fig

@@ -2,19 +2,24 @@
 
 Each body is drawn with its shapes (:mod:`nlpdyn.geometry`), one trace per body; the bodies'
 centres of mass and the joints are marker traces. A frame per output time chosen as for
-animations, with play/pause buttons and a time slider; the camera turns with the mouse. The
-file embeds plotly.js, so it opens offline in any browser.
+animations, with play/pause buttons and a time slider (times rounded to the frames' grid);
+the camera holds the up direction against gravity and turns with the mouse. The file embeds
+plotly.js, so it opens offline in any browser.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 
-from .geometry import poses, scene
+from .geometry import (VIEW, model_name, poses, scene, time_labels, up_direction,
+                       view_frame)
 
 COM_TRACE = "centres of mass"
 JOINT_TRACE = "joints"
+# the camera's distance from the scene's centre, in plotly's units (the cube's half side: 1)
+EYE_DISTANCE = 2.0
 
 
 def _polyline_coordinates(lines, frame):
@@ -26,12 +31,57 @@ def _polyline_coordinates(lines, frame):
     return xyz
 
 
+def camera(up, view=VIEW) -> dict:
+    """A plotly scene camera with ``up`` (3,) drawn up, seen from ``view`` = (elevation,
+    azimuth) in degrees about it, as :func:`nlpdyn.animation.animate` sees it.
+
+    Parameters
+    ----------
+    up : array_like, shape (3,)
+        A unit vector, global (:func:`nlpdyn.geometry.up_direction`).
+    view : (elevation, azimuth)
+
+    Examples
+    --------
+    >>> camera((0.0, 0.0, 1.0))["up"]
+    {'x': 0.0, 'y': 0.0, 'z': 1.0}
+    """
+    frame, _ = view_frame(up)
+    elevation, azimuth = np.radians(view)
+    eye = EYE_DISTANCE * (np.cos(elevation) * (np.cos(azimuth) * frame[0]
+                                                + np.sin(azimuth) * frame[1])
+                          + np.sin(elevation) * frame[2])
+    return {"up": dict(zip("xyz", np.asarray(up, dtype=float).tolist())),
+            "eye": dict(zip("xyz", eye.tolist()))}
+
+
 def figure(res, fps: float = 25.0, speed: float = 1.0, magnify_clearance: float = 1.0,
-           max_frames: int = 200):
+           max_frames: int = 200, up=None, name=None, progress: bool | None = None):
     """The plotly Figure of :func:`view_html` (traces per body, then the centres of mass and
-    the joints; one frame per chosen output time, named by its index into ``res.t``)."""
+    the joints; one frame per chosen output time, named by its index into ``res.t``).
+
+    Parameters
+    ----------
+    res : Result
+    fps, speed, magnify_clearance, max_frames, up, name, progress
+        As for :func:`view_html`.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> from problems import clearance_pendulum
+    >>> res = nd.simulate(clearance_pendulum.build(), 0.01, 1e-3, progress=False)
+    >>> fig = figure(res, name="clearance pendulum", progress=False)   # doctest: +SKIP
+    >>> fig.layout.scene.camera.up.y, fig.layout.title.text.split(":")[0]  # doctest: +SKIP
+    (1.0, 'clearance pendulum')
+    """
     import plotly.graph_objects as go
 
+    up = up_direction(res, up)
     indices, lines, joints, (centre, half) = scene(res, fps, speed, magnify_clearance,
                                                    max_frames)
     centres = poses(res, indices, magnify_clearance)
@@ -54,26 +104,36 @@ def figure(res, fps: float = 25.0, speed: float = 1.0, magnify_clearance: float 
 
     axes = {f"{c}axis": {"range": [centre[k] - half, centre[k] + half], "title": f"{c} (m)"}
             for k, c in enumerate("xyz")}
-    frames = [go.Frame(data=traces(k), name=str(int(i))) for k, i in enumerate(indices)]
+    bar = tqdm(total=len(indices), unit="frame", desc="HTML",
+               disable=None if progress is None else not progress)
+    with bar:
+        frames = []
+        for k, i in enumerate(indices):
+            frames.append(go.Frame(data=traces(k), name=str(int(i))))
+            bar.update()
     play = {"frame": {"duration": 1000.0 / fps, "redraw": True}, "fromcurrent": True,
             "transition": {"duration": 0}}
     magnified = f", clearance x{magnify_clearance:g}" if magnify_clearance != 1 else ""
+    shown = model_name(res, name)
+    ends = time_labels(res.t[[0, -1]] if len(res.t) > 1 else res.t)
     fig = go.Figure(data=traces(0), frames=frames, layout={
-        "title": f"{res.message} (t = {res.t[0]:.3g} .. {res.t[-1]:.3g} s{magnified})",
-        "scene": {**axes, "aspectmode": "cube"},
+        "title": f"{shown + ': ' if shown else ''}{res.message} (t = {ends[0]} .. {ends[-1]} "
+                 f"s{magnified})",
+        "scene": {**axes, "aspectmode": "cube", "camera": camera(up)},
         "updatemenus": [{"type": "buttons", "showactive": False, "buttons": [
             {"label": "play", "method": "animate", "args": [None, play]},
             {"label": "pause", "method": "animate",
              "args": [[None], {"frame": {"duration": 0}, "mode": "immediate"}]}]}],
         "sliders": [{"currentvalue": {"prefix": "t = ", "suffix": " s"}, "steps": [
-            {"label": f"{res.t[i]:.4g}", "method": "animate",
+            {"label": label, "method": "animate",
              "args": [[str(int(i))], {"frame": {"duration": 0, "redraw": True},
-                                      "mode": "immediate"}]} for i in indices]}]})
+                                      "mode": "immediate"}]}
+            for i, label in zip(indices, time_labels(res.t[indices]))]}]})
     return fig
 
 
 def view_html(res, path, fps: float = 25.0, speed: float = 1.0, magnify_clearance: float = 1.0,
-              max_frames: int = 200) -> Path:
+              max_frames: int = 200, up=None, name=None, progress: bool | None = None) -> Path:
     """Write an interactive 3D view of ``res`` to ``path``: one HTML file with plotly.js
     embedded (no network needed to open it).
 
@@ -88,6 +148,13 @@ def view_html(res, path, fps: float = 25.0, speed: float = 1.0, magnify_clearanc
     max_frames : int
         At most this many frames (spread evenly over the run); each holds every body's
         outline, so the file grows with it.
+    up : str or array_like, optional
+        The direction the camera holds up: an axis name (``"y"``, ``"-z"``) or 3 numbers
+        (default: against gravity, +z without it; :func:`nlpdyn.geometry.up_direction`).
+    name : str, optional
+        The model's name in the title (default: the system's name, if it has one).
+    progress : bool or None
+        Show a tqdm bar over the frames built; None shows it only on a terminal.
 
     Returns
     -------
@@ -96,7 +163,7 @@ def view_html(res, path, fps: float = 25.0, speed: float = 1.0, magnify_clearanc
 
     Examples
     --------
-    >>> res.view_html("pendulum.html")                               # doctest: +SKIP
+    >>> res.view_html("pendulum.html", name="clearance pendulum")     # doctest: +SKIP
     """
     try:
         import plotly  # noqa: F401
@@ -104,6 +171,6 @@ def view_html(res, path, fps: float = 25.0, speed: float = 1.0, magnify_clearanc
         raise ImportError("the 3D view needs plotly: pip install 'nlpdyn[viewer]' "
                           "(or pip install plotly)") from err
     path = Path(path)
-    figure(res, fps, speed, magnify_clearance, max_frames).write_html(
+    figure(res, fps, speed, magnify_clearance, max_frames, up, name, progress).write_html(
         path, include_plotlyjs=True, full_html=True, auto_play=False)
     return path

@@ -56,7 +56,7 @@ def test_geometry_is_saved_with_the_result(res, tmp_path):
     assert back.info["geometry"] == res.info["geometry"]
     shapes = res.info["geometry"]["bodies"]
     assert [s["shape"] for s in shapes["bar"]] == ["box"]
-    assert [s["shape"] for s in shapes["ball"]] == ["box", "link"]     # default: box + joint
+    assert [s["shape"] for s in shapes["ball"]] == ["link"]     # default: joint to centre
 
 
 def test_journal_offset_is_the_clearance_used(res):
