@@ -7,6 +7,7 @@ by linear springs and dampers or by tabulated (nonlinear) laws.
 from __future__ import annotations
 
 from numbers import Real
+from typing import TYPE_CHECKING
 
 import casadi as ca
 import numpy as np
@@ -15,6 +16,10 @@ from ..checks import as_array, as_vector, vector_problems
 from ..rotations import from_rotation_matrix, quaternion_product
 from .base import ForceElement
 from .contact_laws import ContactLaw, LinearBushing
+
+if TYPE_CHECKING:
+    from ..body import BodyState
+    from .._typing import Law1D, Symbolic, Wrench
 
 # Below this |e| (sine of half the relative angle) the rotation vector uses its series.
 _SMALL_HALF_SINE = 1e-4
@@ -189,7 +194,7 @@ class Bushing(ForceElement):
         self._input_problems = p1 + p2 + p3 + p4
 
     # ------------------------------------------------------------------ validation
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems() + [f"{self.label}: {m}" for m in self._input_problems]
         out += vector_problems(self.label, "point", self.point)
         if not isinstance(self.axes, np.ndarray) or self.axes.shape != (3, 3) or \
@@ -263,7 +268,8 @@ class Bushing(ForceElement):
                          for i, law in enumerate(self.rotational_laws)])
         return F, T
 
-    def wrenches(self, states, t, history=None):
+    def wrenches(self, states: list[BodyState], t: Symbolic | float,
+                 history: Symbolic | None = None) -> list[Wrench]:
         sp, sc = states
         motion = self.relative_motion(states)
         theta = motion[1]
@@ -282,7 +288,8 @@ class Bushing(ForceElement):
             out.append((sign * force, n))
         return out
 
-    def potential_terms(self, states, t, history=None):
+    def potential_terms(self, states: list[BodyState], t: Symbolic | float,
+                        history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:
         """[(u_i, V_i), (theta_i, V_r,i)]: each axis law's elastic potential (linear springs:
         k u^2 / 2)."""
         u, theta = self.relative_motion(states)

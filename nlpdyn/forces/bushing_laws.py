@@ -6,12 +6,16 @@ See :mod:`nlpdyn.forces.contact_laws`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import casadi as ca
 import numpy as np
 
 from ..checks import as_vector
 from .law_base import ContactLaw, _ca, _check, _elastic_force, integral_from_zero
+
+if TYPE_CHECKING:
+    from .._typing import Symbolic, Value
 
 __all__ = ["LinearBushing", "TabulatedBushing", "Blended"]
 
@@ -43,13 +47,14 @@ class LinearBushing(ContactLaw):
     stiffness: float
     damping: float = 0.0
 
-    def force(self, delta, delta_dot, impact_velocity=None):
+    def force(self, delta: Value, delta_dot: Value,
+              impact_velocity: Value | None = None) -> Symbolic:
         return self.stiffness * _ca(delta) + self.damping * _ca(delta_dot)
 
-    def potential(self, delta):
+    def potential(self, delta: Value) -> Symbolic:
         return 0.5 * self.stiffness * _ca(delta) ** 2
 
-    def problems(self, owner):
+    def problems(self, owner: str) -> list[str]:
         out = []
         _check(out, owner, "stiffness", self.stiffness, lambda v: v >= 0, ">= 0")
         _check(out, owner, "damping", self.damping, lambda v: v >= 0, ">= 0")
@@ -87,7 +92,7 @@ class TabulatedBushing(ContactLaw):
     forces: tuple
     damping: float = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("displacements", "forces"):
             value = as_vector(getattr(self, name))
             if isinstance(value, np.ndarray):   # else kept as given, for problems()
@@ -97,7 +102,8 @@ class TabulatedBushing(ContactLaw):
         x, f = np.array(self.displacements), np.array(self.forces)
         return x, f, np.diff(f) / np.diff(x)
 
-    def force(self, delta, delta_dot, impact_velocity=None):
+    def force(self, delta: Value, delta_dot: Value,
+              impact_velocity: Value | None = None) -> Symbolic:
         x, f, s = self._pieces()
         d = _ca(delta)
         out = f[0] + s[0] * (d - x[0])
@@ -105,7 +111,7 @@ class TabulatedBushing(ContactLaw):
             out = out + (s[k] - s[k - 1]) * ca.fmax(d - x[k], 0)
         return out + self.damping * _ca(delta_dot)
 
-    def potential(self, delta):
+    def potential(self, delta: Value) -> Symbolic:
         x, f, s = self._pieces()
         d = _ca(delta)
         out = (f[0] - s[0] * x[0]) * d + 0.5 * s[0] * d**2
@@ -114,7 +120,7 @@ class TabulatedBushing(ContactLaw):
             out = out + (s[k] - s[k - 1]) * ramp
         return out
 
-    def problems(self, owner):
+    def problems(self, owner: str) -> list[str]:
         x, f = self.displacements, self.forces
         tables = [(name, value) for name, value in (("displacements", x), ("forces", f))
                   if not (isinstance(value, tuple) and all(isinstance(v, float) for v in value))]
@@ -194,6 +200,7 @@ class Blended(ContactLaw):
 
     @property
     def needs_impact_velocity(self) -> bool:
+        """Whether one of the two laws needs the impact velocity (``ContactLaw``)."""
         return any(getattr(law, "needs_impact_velocity", False)
                    for law in (self.bushing, self.contact))
 
@@ -216,7 +223,8 @@ class Blended(ContactLaw):
         """beta: ``blend``, or 0.01 b when it is None."""
         return 0.01 * self.bushing_compression if self.blend is None else self.blend
 
-    def force(self, delta, delta_dot, impact_velocity=None):
+    def force(self, delta: Value, delta_dot: Value,
+              impact_velocity: Value | None = None) -> Symbolic:
         c, b, beta = self.clearance, self.bushing_compression, self.blend_width
         d = _ca(delta)
         f_b = self.bushing.force(d - c, delta_dot, impact_velocity)
@@ -224,11 +232,11 @@ class Blended(ContactLaw):
         w = ca.fmin(ca.fmax((d - c - b) / beta, 0), 1)
         return ca.if_else(d - c <= 0, 0, ca.fmax((1 - w) * f_b + w * f_c, 0))
 
-    def potential(self, delta):
+    def potential(self, delta: Value) -> Symbolic:
         # as the laws' own potentials: after an impact
         return self.elastic_potential(delta, np.inf)
 
-    def elastic_potential(self, delta, impact_velocity=None):
+    def elastic_potential(self, delta: Value, impact_velocity: Value | None = None) -> Symbolic:
         c, b, beta = self.clearance, self.bushing_compression, self.blend_width
         d, v = _ca(delta), impact_velocity
         # bushing up to c + b; blend over [c + b, c + b + beta]; contact beyond
@@ -243,7 +251,7 @@ class Blended(ContactLaw):
                    - self.contact.elastic_potential(beta, v))
         return bushing + blend + contact
 
-    def problems(self, owner):
+    def problems(self, owner: str) -> list[str]:
         out = []
         for name, law in (("bushing", self.bushing), ("contact", self.contact)):
             if isinstance(law, ContactLaw):

@@ -21,6 +21,8 @@ Memory (kept by the stepper, saved in the result): [z, h, f_n] of the step.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
 
@@ -28,6 +30,10 @@ from ..checks import as_number, is_number, number_problems, show
 from ..joints.ideal import Cylindrical, Prismatic, Revolute
 from .base import ForceElement
 from .joint_stops import coordinate_wrenches, rotation_rate, translation_rate
+
+if TYPE_CHECKING:
+    from ..body import BodyState
+    from .._typing import Symbolic, Wrench
 
 
 def _non_negative(value):
@@ -99,7 +105,7 @@ class LuGreFriction(ForceElement):
     def rotational(self) -> bool:
         return isinstance(self.joint, Revolute)
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         if not isinstance(self.joint, self.joint_types):
             out.append(f"{self.label}: needs a Revolute, Prismatic or Cylindrical joint, got "
@@ -158,13 +164,15 @@ class LuGreFriction(ForceElement):
         return ca.norm_2(reaction - ca.dot(reaction, a) * a)
 
     # ------------------------------------------------------------------ ForceElement
-    def wrenches(self, states, t, history=None):
+    def wrenches(self, states: list[BodyState], t: Symbolic | float,
+                 history: Symbolic | None = None) -> list[Wrench]:
         return coordinate_wrenches(states, self.generalized_force(states, history),
                                    self.slip(states)[1])
 
-    def initial_history(self):
+    def initial_history(self) -> np.ndarray:
         return np.zeros(3)
 
-    def next_history(self, states, t, history):
+    def next_history(self, states: list[BodyState], t: Symbolic | float,
+                     history: Symbolic) -> Symbolic:
         z1, _ = self.bristle_step(history[0], history[1], self.slip(states)[0])
         return ca.vertcat(z1, history[1], history[2])

@@ -6,12 +6,16 @@ Each gives no force for ``delta <= 0`` and never pulls; see :mod:`nlpdyn.forces.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import casadi as ca
 import numpy as np
 
 from .law_base import (ContactLaw, _ca, _check, _hysteresis, _positive_power, _real,
                        _restitution_problems, _stiffness_problems)
+
+if TYPE_CHECKING:
+    from .._typing import Symbolic, Value
 
 __all__ = ["Hertz", "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira"]
 
@@ -42,14 +46,15 @@ class Hertz(ContactLaw):
     stiffness: float
     exponent: float = 1.5
 
-    def force(self, delta, delta_dot=0.0, impact_velocity=None):
+    def force(self, delta: Value, delta_dot: Value = 0.0,
+              impact_velocity: Value | None = None) -> Symbolic:
         return self.stiffness * _positive_power(_ca(delta), self.exponent)
 
-    def potential(self, delta):
+    def potential(self, delta: Value) -> Symbolic:
         n = self.exponent
         return self.stiffness * _positive_power(_ca(delta), n + 1) / (n + 1)
 
-    def problems(self, owner):
+    def problems(self, owner: str) -> list[str]:
         out = []
         _stiffness_problems(out, owner, self.stiffness, self.exponent)
         return out
@@ -95,23 +100,45 @@ class LankaraniNikravesh(ContactLaw):
     velocity_guard: float = 1e-8
     needs_impact_velocity = True
 
-    def force(self, delta, delta_dot, impact_velocity=None):
+    def force(self, delta: Value, delta_dot: Value,
+              impact_velocity: Value | None = None) -> Symbolic:
         elastic = self.stiffness * _positive_power(_ca(delta), self.exponent)
         damping = _hysteresis(_ca(delta_dot), impact_velocity, self.restitution,
                               self.velocity_guard)
         return ca.fmax(elastic * damping, 0)
 
-    def potential(self, delta):
+    def potential(self, delta: Value) -> Symbolic:
         return Hertz(self.stiffness, self.exponent).potential(delta)
 
-    def elastic_potential(self, delta, impact_velocity=None):
+    def elastic_potential(self, delta: Value, impact_velocity: Value | None = None) -> Symbolic:
         """The Hertz part's energy, times the hysteresis factor at zero rate: 1 after an
         impact, 1 + 3 (1 - e^2) / 4 without one (v_imp below the guard: the seed's ratio 1, a
-        stiffer contact with no hysteresis, all of it elastic)."""
+        stiffer contact with no hysteresis, all of it elastic).
+
+        Parameters
+        ----------
+        delta : float or casadi.SX or casadi.MX
+            Penetration (m).
+        impact_velocity : float or casadi.SX or casadi.MX, optional
+            The remembered impact speed (m/s); None or below ``velocity_guard``: no impact.
+
+        Returns
+        -------
+        casadi.DM or casadi.SX or casadi.MX
+            The stored energy (J).
+
+        Examples
+        --------
+        >>> law = LankaraniNikravesh(1e6, 1.5, restitution=0.6)
+        >>> round(float(law.elastic_potential(1e-2, impact_velocity=1.0)), 9)   # K d^2.5 / 2.5
+        4.0
+        >>> round(float(law.elastic_potential(1e-2)), 9)                   # * (1 + 0.75 * 0.64)
+        5.92
+        """
         factor = _hysteresis(_ca(0.0), impact_velocity, self.restitution, self.velocity_guard)
         return factor * self.potential(delta)
 
-    def problems(self, owner):
+    def problems(self, owner: str) -> list[str]:
         out = []
         _stiffness_problems(out, owner, self.stiffness, self.exponent)
         _restitution_problems(out, owner, self.restitution)
@@ -165,12 +192,13 @@ class ModifiedKelvinVoigt(ContactLaw):
     restitution: float = 0.01
     velocity_tolerance: float = 0.1
 
-    def force(self, delta, delta_dot, impact_velocity=None):
+    def force(self, delta: Value, delta_dot: Value,
+              impact_velocity: Value | None = None) -> Symbolic:
         r = ca.fmin(ca.fmax(_ca(delta_dot) / self.velocity_tolerance, 0), 1)
         phi = self.restitution + (1 - self.restitution) * (3 * r**2 - 2 * r**3)
         return self.stiffness * ca.fmax(_ca(delta), 0) * phi
 
-    def potential(self, delta):
+    def potential(self, delta: Value) -> Symbolic:
         return 0.5 * self.restitution * self.stiffness * ca.fmax(_ca(delta), 0) ** 2
 
     @property
@@ -184,7 +212,7 @@ class ModifiedKelvinVoigt(ContactLaw):
         """
         return 1.0 / self.restitution
 
-    def problems(self, owner):
+    def problems(self, owner: str) -> list[str]:
         out = []
         _stiffness_problems(out, owner, self.stiffness)
         _restitution_problems(out, owner, self.restitution)
@@ -287,7 +315,7 @@ class Pereira(ContactLaw):
     potential = LankaraniNikravesh.potential
     elastic_potential = LankaraniNikravesh.elastic_potential
 
-    def problems(self, owner):
+    def problems(self, owner: str) -> list[str]:
         out = []
         _restitution_problems(out, owner, self.restitution)
         _check(out, owner, "youngs_modulus", self.youngs_modulus, lambda v: v > 0, "> 0")

@@ -22,6 +22,8 @@ and shift within the play.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
 
@@ -30,6 +32,10 @@ from ..joints.base import check_unit
 from ..joints.clearance import ClearanceJoint
 from ..joints.ideal import Cylindrical, Prismatic, Revolute
 from .base import ForceElement, impact_memory
+
+if TYPE_CHECKING:
+    from ..body import BodyState
+    from .._typing import Law1D, Symbolic, Wrench
 
 
 def nominal_joint(joint):
@@ -110,7 +116,7 @@ class _JointStop(ForceElement):
     def damping_step(self, value):
         self._damping_step = value
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         ideal = self.ideal_joint
         if not isinstance(ideal, self.joint_types):
@@ -174,21 +180,25 @@ class _JointStop(ForceElement):
         return f[0] - f[1]
 
     # ------------------------------------------------------------------ ForceElement
-    def wrenches(self, states, t, history=None):
+    def wrenches(self, states: list[BodyState], t: Symbolic | float,
+                 history: Symbolic | None = None) -> list[Wrench]:
         return coordinate_wrenches(states, self.generalized_force(states, history),
                                    self._rate_and_direction(states)[1])
 
-    def initial_history(self):
+    def initial_history(self) -> np.ndarray:
         return np.zeros(self.history_size)
 
-    def start_history(self, states, t, history):
+    def start_history(self, states: list[BodyState], t: Symbolic | float,
+                      history: Symbolic) -> Symbolic:
         return self.next_history(states, t, history)
 
-    def next_history(self, states, t, history):
+    def next_history(self, states: list[BodyState], t: Symbolic | float,
+                     history: Symbolic) -> Symbolic:
         delta, rate = self.penetrations(states), self.penetration_rates(states)
         return ca.vertcat(*[impact_memory(delta[k], rate[k], history[k]) for k in range(2)])
 
-    def potential_terms(self, states, t, history=None):
+    def potential_terms(self, states: list[BodyState], t: Symbolic | float,
+                        history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:
         """[(s, V)]: V(s) = law.elastic_potential of the penetration beyond either stop (with
         each stop's remembered impact speed, for laws that need it)."""
         law, lower, upper = self.law, self.lower, self.upper
@@ -309,7 +319,7 @@ class RotationStop(_JointStop):
     def _rate_and_direction(self, states):
         return rotation_rate(self.ideal_joint, states)
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         if is_number(self.lower) and is_number(self.upper) and \
                 (self.lower <= -np.pi or self.upper >= np.pi):

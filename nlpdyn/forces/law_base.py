@@ -7,10 +7,15 @@ clearance-bushing-contact law); :mod:`nlpdyn.forces.contact_laws` gathers them.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 import casadi as ca
 import numpy as np
 
 from ..checks import as_number, is_number
+
+if TYPE_CHECKING:
+    from .._typing import Symbolic, Value
 
 _CASADI = (ca.SX, ca.MX, ca.DM)
 
@@ -35,27 +40,97 @@ class ContactLaw:
         1 + 3 (1 - e^2) / 4 <= 1.75), 1 / c_e for the modified Kelvin-Voigt law, which
         loads along K delta and stores c_e K delta^2 / 2. The stepper resolves impacts on
         it (``StepperSettings.contact_resolution``).
+
+    Examples
+    --------
+    A law of one's own: a linear spring that only pushes, with its stored energy.
+
+    >>> from dataclasses import dataclass
+    >>> import casadi as ca
+    >>> @dataclass(frozen=True)
+    ... class Linear(ContactLaw):
+    ...     stiffness: float
+    ...     def force(self, delta, delta_dot=0.0, impact_velocity=None):
+    ...         return self.stiffness * ca.fmax(delta, 0)
+    ...     def potential(self, delta):
+    ...         return 0.5 * self.stiffness * ca.fmax(delta, 0) ** 2
+    >>> law = Linear(1e3)
+    >>> float(law.force(0.01, 0.0)), float(law.elastic_potential(0.01)), law.problems("stop")
+    (10.0, 0.05, [])
     """
 
     needs_impact_velocity: bool = False
     damping_step: str = "split"
     loading_stiffness_ratio: float = 1.0
 
-    def force(self, delta, delta_dot, impact_velocity=None):
+    def force(self, delta: Value, delta_dot: Value,
+              impact_velocity: Value | None = None) -> Symbolic:
         """Normal force (N; a moment for rotational stops) at penetration ``delta`` and
-        penetration rate ``delta_dot``; >= 0 for contact laws."""
+        penetration rate ``delta_dot``; >= 0 for contact laws.
+
+        Parameters
+        ----------
+        delta : float or casadi.SX or casadi.MX
+            Penetration (m or rad), > 0 in contact.
+        delta_dot : float or casadi.SX or casadi.MX
+            Its rate (m/s or rad/s), > 0 while it grows.
+        impact_velocity : float or casadi.SX or casadi.MX, optional
+            The rate at which the contact closed (laws with ``needs_impact_velocity``);
+            None counts as 0.
+
+        Returns
+        -------
+        casadi.DM or casadi.SX or casadi.MX
+            The force, of the type of the arguments (numbers give a DM).
+
+        Examples
+        --------
+        >>> from nlpdyn.forces.impact_laws import LankaraniNikravesh
+        >>> law = LankaraniNikravesh(1e6, 1.5, restitution=0.8)
+        >>> round(float(law.force(1e-4, 0.5, impact_velocity=1.0)), 9)
+        1.135
+        """
         raise NotImplementedError
 
-    def potential(self, delta):
+    def potential(self, delta: Value) -> Symbolic | None:
         """Elastic energy stored at penetration ``delta`` (the integral from 0 of the elastic
-        part of the force), or None when the law has no closed form for it."""
+        part of the force), or None when the law has no closed form for it.
+
+        Parameters
+        ----------
+        delta : float or casadi.SX or casadi.MX
+            Penetration (m or rad).
+
+        Returns
+        -------
+        casadi.DM or casadi.SX or casadi.MX or None
+            The energy (J), None without a closed form.
+
+        Examples
+        --------
+        >>> from nlpdyn.forces.bushing_laws import LinearBushing
+        >>> float(LinearBushing(2e4).potential(1e-2))        # K d^2 / 2
+        1.0
+        """
         return None
 
-    def elastic_potential(self, delta, impact_velocity=None):
+    def elastic_potential(self, delta: Value, impact_velocity: Value | None = None) -> Symbolic:
         """The energy an element stores in this law at ``delta``: :meth:`potential`, or, for a
         law without one, the integral from 0 of its force at zero rate, f(u, 0, v_imp)
         (:func:`integral_from_zero`). The part of the force beyond its derivative (damping,
         hysteresis) is the law's own, non-conservative work.
+
+        Parameters
+        ----------
+        delta : float or casadi.SX or casadi.MX
+            Penetration (m or rad).
+        impact_velocity : float or casadi.SX or casadi.MX, optional
+            The remembered impact speed (laws with ``needs_impact_velocity``).
+
+        Returns
+        -------
+        casadi.DM or casadi.SX or casadi.MX
+            The stored energy (J).
 
         Examples
         --------
@@ -69,18 +144,47 @@ class ContactLaw:
         return integral_from_zero(lambda u: self.force(u, 0.0, impact_velocity), _ca(delta))
 
     def problems(self, owner: str) -> list[str]:
-        """Every invalid parameter, each message starting with ``owner``."""
+        """Every invalid parameter, each message starting with ``owner``.
+
+        Parameters
+        ----------
+        owner : str
+            The element (or law) the messages name.
+
+        Returns
+        -------
+        list of str
+            Empty when the parameters are valid.
+
+        Examples
+        --------
+        >>> from nlpdyn.forces.impact_laws import Hertz
+        >>> Hertz(-1.0, 0.5).problems("stop")
+        ['stop: stiffness must be > 0, got -1.0', 'stop: exponent must be >= 1, got 0.5']
+        """
         return []
 
 
 QUADRATURE_POINTS = 5
 
 
-def integral_from_zero(f, x):
+def integral_from_zero(f: Callable[[Value], Value], x: Value) -> Value:
     """The integral of ``f`` from 0 to ``x`` (CasADi), by ``QUADRATURE_POINTS``-point
     Gauss-Legendre quadrature in s after u = x s^2, which makes a power law u^n smooth,
     s^(2n + 1): exact for polynomials in u of degree up to 4 and for u^n with 2n + 1 <= 9
     (n = 1.5, 2.5, ...), accurate for the other exponents of contact laws.
+
+    Parameters
+    ----------
+    f : callable
+        The integrand, u -> f(u), on numbers and CasADi expressions.
+    x : float or casadi.SX or casadi.MX
+        The upper bound.
+
+    Returns
+    -------
+    float or casadi.DM or casadi.SX or casadi.MX
+        The integral, of the type of ``f(x)``.
 
     Examples
     --------

@@ -8,6 +8,8 @@ The joint types are in :mod:`nlpdyn.forces.penalty_clearance`; the conventions a
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import casadi as ca
 
 from ..checks import number_problems, vector_problems
@@ -15,6 +17,10 @@ from ..rotations import G_matrix
 from .base import ForceElement, impact_memory
 from .law_base import ContactLaw
 from .bushing_laws import Blended
+
+if TYPE_CHECKING:
+    from ..body import BodyState
+    from .._typing import Law1D, Symbolic, Wrench
 
 # |d| ~ sqrt(d.d + EPS^2) (m): a joint with no play starts at d = 0, where |d| has no gradient.
 # At |d| = c the penetration changes by EPS^2 / (2 c) (5e-16 m at c = 1 mm).
@@ -25,7 +31,7 @@ def _smooth_norm(d):
     return ca.sqrt(ca.dot(d, d) + _NORM_EPS**2)
 
 
-def rate_of(expr, states):
+def rate_of(expr: Symbolic, states: list[BodyState]) -> Symbolic:
     """d/dt of a CasADi expression of the bodies' positions, along their velocities.
 
     Directional derivative along (rdot, pdot = 1/2 G(p)^T w') of every moving body; ``r`` and
@@ -34,11 +40,25 @@ def rate_of(expr, states):
     Parameters
     ----------
     expr : casadi.SX, shape (m, 1)
+        An expression of the states' ``r`` and ``p``.
     states : list of BodyState
+        The bodies' states; the ground's are left out.
 
     Returns
     -------
     casadi.SX, shape (m, 1)
+        d(expr)/dt.
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> import nlpdyn as nd
+    >>> from nlpdyn.body import BodyState
+    >>> s = nd.System()
+    >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+    >>> r, p, rdot, w = (ca.SX.sym(n, k) for n, k in (("r", 3), ("p", 4), ("rdot", 3), ("w", 3)))
+    >>> rate_of(3 * r[0] - r[1], [BodyState(b, r, p, rdot, w)])
+    SX(((3*rdot_0)-rdot_1))
     """
     xs, dxs = [], []
     for s in states:
@@ -101,6 +121,15 @@ class PenaltyClearanceJoint(ForceElement):
     (CasADi column, n_contacts), the direction of each contact force on the child (unit up
     to the smoothing of |d|) and its global application point (lists of CasADi 3-vectors), and ``_laws()``, the law of each
     contact. ``geometry`` is the complementarity joint holding the same data.
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> b = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+    >>> el = nd.PenaltySphericalClearance(s.ground, b, (0, 0, 0), 1e-4, nd.Hertz(1e9, 1.5))
+    >>> isinstance(el, PenaltyClearanceJoint), el.parent is s.ground, el.clearance
+    (True, True, 0.0001)
     """
 
     kind = "penalty clearance joint"
@@ -121,9 +150,10 @@ class PenaltyClearanceJoint(ForceElement):
     # ------------------------------------------------------------ per-contact data
     @property
     def n_contacts(self) -> int:
+        """Number of contacts (rows of :meth:`penetrations`)."""
         raise NotImplementedError
 
-    def _laws(self) -> list:
+    def _laws(self) -> list[ContactLaw]:
         return [self.law] * self.n_contacts
 
     @property
@@ -174,37 +204,154 @@ class PenaltyClearanceJoint(ForceElement):
         return out
 
     # ------------------------------------------------------------ diagnostics
-    def penetrations(self, states):
+    def penetrations(self, states: list[BodyState]) -> Symbolic:
         """Penetration delta_k of every contact (m, negative while open).
 
         Parameters
         ----------
         states : list of BodyState
-            [parent, child].
+            [parent, child], symbolic or numeric.
 
         Returns
         -------
         casadi column, shape (n_contacts, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.forces.penalty_clearance import PenaltySphericalClearance
+        >>> s = nd.System()
+        >>> b = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> el = PenaltySphericalClearance(s.ground, b, (0, 0, 0), 1e-4, nd.Hertz(1e9, 1.5))
+        >>> ball = BodyState(b, ca.DM([3e-4, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                  ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), ball]     # 0.2 mm into the wall, moving on
+        >>> round(float(el.penetrations(states)), 12)           # |d| - clearance
+        0.0002
         """
         return self._contacts(states)[0]
 
-    def penetration_rates(self, states):
-        """d(delta_k)/dt of every contact (m/s), CasADi column, shape (n_contacts, 1)."""
+    def penetration_rates(self, states: list[BodyState]) -> Symbolic:
+        """d(delta_k)/dt of every contact (m/s).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child], symbolic or numeric.
+
+        Returns
+        -------
+        casadi column, shape (n_contacts, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.forces.penalty_clearance import PenaltySphericalClearance
+        >>> s = nd.System()
+        >>> b = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> el = PenaltySphericalClearance(s.ground, b, (0, 0, 0), 1e-4, nd.Hertz(1e9, 1.5))
+        >>> ball = BodyState(b, ca.DM([3e-4, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                  ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), ball]     # 0.2 mm into the wall, moving on
+        >>> round(float(el.penetration_rates(states)), 9)
+        0.1
+        """
         delta, normals, points = self._contacts(states)
         return self._rates(states, delta, normals, points)
 
-    def contact_points(self, states):
-        """Global application point of every contact force, CasADi matrix (n_contacts, 3)."""
+    def contact_points(self, states: list[BodyState]) -> Symbolic:
+        """Global application point of every contact force.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child], symbolic or numeric.
+
+        Returns
+        -------
+        casadi matrix, shape (n_contacts, 3)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.forces.penalty_clearance import PenaltySphericalClearance
+        >>> s = nd.System()
+        >>> b = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> el = PenaltySphericalClearance(s.ground, b, (0, 0, 0), 1e-4, nd.Hertz(1e9, 1.5))
+        >>> ball = BodyState(b, ca.DM([3e-4, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                  ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), ball]     # 0.2 mm into the wall, moving on
+        >>> el.contact_points(states)                  # the ball's centre (radius 0)
+        DM([[0.0003, 0, 0]])
+        """
         return ca.horzcat(*self._contacts(states)[2]).T
 
-    def contact_normals(self, states):
-        """Direction of every contact force on the child (global), CasADi (n_contacts, 3)."""
+    def contact_normals(self, states: list[BodyState]) -> Symbolic:
+        """Direction of every contact force on the child (global).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child], symbolic or numeric.
+
+        Returns
+        -------
+        casadi matrix, shape (n_contacts, 3)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.forces.penalty_clearance import PenaltySphericalClearance
+        >>> s = nd.System()
+        >>> b = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> el = PenaltySphericalClearance(s.ground, b, (0, 0, 0), 1e-4, nd.Hertz(1e9, 1.5))
+        >>> ball = BodyState(b, ca.DM([3e-4, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                  ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), ball]     # 0.2 mm into the wall, moving on
+        >>> el.contact_normals(states)                  # back to the centre
+        DM([[-1, -0, -0]])
+        """
         return ca.horzcat(*self._contacts(states)[1]).T
 
-    def contact_forces(self, states, t=None, history=None):
-        """Normal force f_k of every contact (N; 0 while open), CasADi (n_contacts, 1).
+    def contact_forces(self, states: list[BodyState], t: Symbolic | float | None = None,
+                       history: Symbolic | None = None) -> Symbolic:
+        """Normal force f_k of every contact (N; 0 while open).
 
-        ``history``: the element's memory (impact speeds), zeros when omitted.
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child], symbolic or numeric.
+        t : float or casadi.SX, optional
+            Time (unused by the laws; kept for the element interface).
+        history : casadi column, optional
+            The element's memory (impact speeds), zeros when omitted.
+
+        Returns
+        -------
+        casadi column, shape (n_contacts, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.forces.penalty_clearance import PenaltySphericalClearance
+        >>> s = nd.System()
+        >>> b = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> el = PenaltySphericalClearance(s.ground, b, (0, 0, 0), 1e-4, nd.Hertz(1e9, 1.5))
+        >>> ball = BodyState(b, ca.DM([3e-4, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                  ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), ball]     # 0.2 mm into the wall, moving on
+        >>> round(float(el.contact_forces(states)), 6)          # 1e9 (2e-4)^1.5
+        2828.427125
         """
         delta, normals, points = self._contacts(states)
         rates = self._rates(states, delta, normals, points)
@@ -213,7 +360,8 @@ class PenaltyClearanceJoint(ForceElement):
         return ca.vertcat(*self._forces(delta, rates, history))
 
     # ------------------------------------------------------------ ForceElement
-    def wrenches(self, states, t, history=None):
+    def wrenches(self, states: list[BodyState], t: Symbolic | float,
+                 history: Symbolic | None = None) -> list[Wrench]:
         sp, sc = states
         delta, normals, points = self._contacts(states)
         rates = self._rates(states, delta, normals, points)
@@ -229,10 +377,12 @@ class PenaltyClearanceJoint(ForceElement):
                 total[body][1] = total[body][1] + dn
         return [tuple(total[0]), tuple(total[1])]
 
-    def start_history(self, states, t, history):
+    def start_history(self, states: list[BodyState], t: Symbolic | float,
+                      history: Symbolic) -> Symbolic:
         return self.next_history(states, t, history)
 
-    def next_history(self, states, t, history):
+    def next_history(self, states: list[BodyState], t: Symbolic | float,
+                     history: Symbolic) -> Symbolic:
         if not self.history_size:
             return history
         delta, normals, points = self._contacts(states)
@@ -240,7 +390,8 @@ class PenaltyClearanceJoint(ForceElement):
         return ca.vertcat(*[impact_memory(delta[k], rates[k], history[k])
                             for k in range(self.n_contacts)])
 
-    def potential_terms(self, states, t, history=None):
+    def potential_terms(self, states: list[BodyState], t: Symbolic | float,
+                        history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:
         """[(delta_k, law_k.elastic_potential(max(delta_k, 0), v_imp,k))] per contact."""
         delta = self._contacts(states)[0]
         remembered = self.history_size and history is not None
@@ -249,7 +400,7 @@ class PenaltyClearanceJoint(ForceElement):
                 for k, law in enumerate(self._laws())]
 
     # ------------------------------------------------------------ validation
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         out += vector_problems(self.label, "point", self.point)
         out += number_problems(self.label, "clearance", self.clearance, lambda c: c >= 0, ">= 0")

@@ -7,6 +7,8 @@ the same order, plus the law; the conventions are in :mod:`nlpdyn.forces.penalty
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
 
@@ -18,6 +20,10 @@ from .impact_laws import Pereira
 from .law_base import ContactLaw
 from .penalty_base import (PenaltyClearanceJoint, _geometry_property, _law_problems, _laws_in,
                            _smooth_norm)
+
+if TYPE_CHECKING:
+    from ..body import Ground, RigidBody
+    from .._typing import ArrayLike
 
 __all__ = ["PenaltySphericalClearance", "PenaltyCylindricalClearance",
            "PenaltyRevoluteClearance", "PenaltyPrismaticClearance"]
@@ -59,7 +65,9 @@ class PenaltySphericalClearance(PenaltyClearanceJoint):
     kind = "penalty spherical clearance joint"
     radius = _geometry_property("radius")
 
-    def __init__(self, parent, child, point, clearance, law, radius=0.0, name=None):
+    def __init__(self, parent: RigidBody | Ground, child: RigidBody | Ground, point: ArrayLike,
+                 clearance: float, law: ContactLaw, radius: float = 0.0,
+                 name: str | None = None) -> None:
         self._init(SphericalClearance(parent, child, point, clearance, radius, name), law, name)
 
     @property
@@ -72,7 +80,7 @@ class PenaltySphericalClearance(PenaltyClearanceJoint):
         norm = _smooth_norm(d)
         return norm - self.clearance, [-d / norm], [ball + self.radius * d / norm]
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         out += number_problems(self.label, "radius", self.radius, lambda r: r >= 0, ">= 0")
         return out
@@ -146,8 +154,10 @@ class PenaltyCylindricalClearance(PenaltyClearanceJoint):
     length = _geometry_property("length")
     offset = _geometry_property("offset")
 
-    def __init__(self, parent, child, point, axis, radius, clearance, length, law, n_strips=4,
-                 offset=(0.0, 0.0, 0.0), name=None, *, tilt_correction=False):
+    def __init__(self, parent: RigidBody | Ground, child: RigidBody | Ground, point: ArrayLike,
+                 axis: ArrayLike, radius: float, clearance: float, length: float,
+                 law: ContactLaw, n_strips: int = 4, offset: ArrayLike = (0.0, 0.0, 0.0),
+                 name: str | None = None, *, tilt_correction: bool = False) -> None:
         self._init(CylindricalClearance(parent, child, point, axis, radius, clearance, length,
                                         name, offset), law, name)
         self.n_strips = n_strips
@@ -163,7 +173,23 @@ class PenaltyCylindricalClearance(PenaltyClearanceJoint):
         return int(self.n_strips) if self._strips_valid else 0
 
     def strip_positions(self) -> np.ndarray:
-        """Axial positions z_k of the strips' mid-circles from the bore centre (m), shape (N,)."""
+        """Axial positions z_k of the strips' mid-circles from the bore centre (m).
+
+        Returns
+        -------
+        numpy.ndarray, shape (n_strips,)
+            z_k = (N - 2k + 1) L / (2N), k = 1..N.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> rod = s.add_body("rod", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+        >>> el = PenaltyCylindricalClearance(s.ground, rod, (0, 0, 0), (0, 0, 1), 0.01, 1e-4,
+        ...                                  0.02, nd.Hertz(1e9, 1.5), n_strips=4)
+        >>> el.strip_positions()
+        array([ 0.0075,  0.0025, -0.0025, -0.0075])
+        """
         N = self.n_strips
         return np.array([(N - 2 * k + 1) * self.length / (2 * N) for k in range(1, N + 1)])
 
@@ -199,7 +225,7 @@ class PenaltyCylindricalClearance(PenaltyClearanceJoint):
         deltas, normals, points = self._strips(states)
         return ca.vertcat(*deltas), normals, points
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         out += check_unit(self.axis, "axis", self.label)
         for label in ("radius", "length"):
@@ -278,9 +304,11 @@ class PenaltyRevoluteClearance(PenaltyCylindricalClearance):
     kind = "penalty revolute clearance joint"
     axial_clearance = _geometry_property("axial_clearance")
 
-    def __init__(self, parent, child, point, axis, radius, clearance, length, axial_clearance,
-                 law, axial_law=None, n_strips=4, offset=(0.0, 0.0, 0.0), name=None, *,
-                 tilt_correction=False):
+    def __init__(self, parent: RigidBody | Ground, child: RigidBody | Ground, point: ArrayLike,
+                 axis: ArrayLike, radius: float, clearance: float, length: float,
+                 axial_clearance: float, law: ContactLaw, axial_law: ContactLaw | None = None,
+                 n_strips: int = 4, offset: ArrayLike = (0.0, 0.0, 0.0),
+                 name: str | None = None, *, tilt_correction: bool = False) -> None:
         self._init(RevoluteClearance(parent, child, point, axis, radius, clearance, length,
                                      axial_clearance, name, offset), law, name)
         self.axial_law = law if axial_law is None else axial_law
@@ -301,7 +329,7 @@ class PenaltyRevoluteClearance(PenaltyCylindricalClearance):
         deltas += [-ca.dot(ends[0] - q1, a), -ca.dot(q2 - ends[1], a)]
         return ca.vertcat(*deltas), normals + [a, -a], points + list(ends)
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         out += number_problems(self.label, "axial_clearance", self.axial_clearance,
                                lambda c: c >= 0, ">= 0")
@@ -356,8 +384,10 @@ class PenaltyPrismaticClearance(PenaltyClearanceJoint):
     length = _geometry_property("length")
     section_x = _geometry_property("section_x")
 
-    def __init__(self, parent, child, point, axis, profile, clearance, length, law,
-                 section_x=None, name=None):
+    def __init__(self, parent: RigidBody | Ground, child: RigidBody | Ground, point: ArrayLike,
+                 axis: ArrayLike, profile: ArrayLike, clearance: float, length: float,
+                 law: ContactLaw, section_x: ArrayLike | None = None,
+                 name: str | None = None) -> None:
         self._init(PrismaticClearance(parent, child, point, axis, profile, clearance, length,
                                       section_x, name), law, name)
 
@@ -379,7 +409,7 @@ class PenaltyPrismaticClearance(PenaltyClearanceJoint):
             points.append(vertex)
         return ca.vertcat(*deltas), normals, points
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         # the geometry's own checks (axis, section, length, profile), except its clearance > 0
         prefix = self.geometry.label

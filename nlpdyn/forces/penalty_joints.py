@@ -36,6 +36,8 @@ Examples
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..joints.clearance import (CylindricalClearance, PrismaticClearance, RevoluteClearance,
                                 SphericalClearance)
 from ..joints.ideal import Cylindrical, Revolute, Spherical
@@ -44,13 +46,20 @@ from .penalty_base import PenaltyClearanceJoint, rate_of
 from .penalty_clearance import (PenaltyCylindricalClearance, PenaltyPrismaticClearance,
                                 PenaltyRevoluteClearance, PenaltySphericalClearance)
 
+if TYPE_CHECKING:
+    from ..joints.clearance import ClearanceJoint
+    from ..joints.ideal import Joint
+    from .law_base import ContactLaw
+
 __all__ = ["PenaltyClearanceJoint", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
            "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version", "rate_of"]
 
 
-def penalty_version(joint, law, *, clearance=None, radius=None, length=None,
-                    axial_clearance=None, n_strips=4, axial_law=None, name=None,
-                    tilt_correction=False):
+def penalty_version(joint: ClearanceJoint | Joint, law: ContactLaw, *, clearance: float | None = None,
+                    radius: float | None = None, length: float | None = None,
+                    axial_clearance: float | None = None, n_strips: int = 4,
+                    axial_law: ContactLaw | None = None, name: str | None = None,
+                    tilt_correction: bool = False) -> PenaltyClearanceJoint:
     """The penalty element with the same data as ``joint``.
 
     Parameters

@@ -58,12 +58,18 @@ body and, reversed, on the reference body (the action-reaction pair of section 3
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
 
 from ..checks import as_number, as_vector, number_problems, show
 from ..joints.base import check_unit
 from .base import ForceElement, moment_wrench
+
+if TYPE_CHECKING:
+    from ..body import BodyState
+    from .._typing import Law1D, Symbolic, Wrench
 
 TWO_PI = 2 * np.pi
 INTERPOLATIONS = ("spline", "ellipse")
@@ -148,7 +154,7 @@ class RangeOfMotionCone(ForceElement):
         self._cache = {}
 
     # ------------------------------------------------------------------ validation
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         unit = []
         for label, vec in (("xi_axis", self.xi_axis), ("eta_axis", self.eta_axis),
@@ -360,12 +366,14 @@ class RangeOfMotionCone(ForceElement):
         sr, sm = states
         return -self.damping * (sm.angular_velocity_global() - sr.angular_velocity_global())
 
-    def wrenches(self, states, t, history=None):
+    def wrenches(self, states: list[BodyState], t: Symbolic | float,
+                 history: Symbolic | None = None) -> list[Wrench]:
         sr, sm = states
         moment = self.restricting_moment(states) + self.dissipative_moment(states)
         return [moment_wrench(sr, -moment), moment_wrench(sm, moment)]
 
-    def potential_terms(self, states, t, history=None):
+    def potential_terms(self, states: list[BodyState], t: Symbolic | float,
+                        history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:
         """[(kappa, V(kappa))]: V the integral of the restricting moment's magnitude over
         kappa, whose gradient the moment is (module docstring)."""
         m_p, width = self.max_moment, self.delta_sigma
