@@ -35,10 +35,15 @@ from .base import ForceElement, impact_memory
 
 if TYPE_CHECKING:
     from ..body import BodyState
+    from ..joints.base import BilateralConstraint
     from .._typing import Law1D, Symbolic, Wrench
+    from .law_base import ContactLaw
+
+    #: (force direction, moment direction, point) of a unit generalised force, global
+    Action = tuple[Symbolic, Symbolic, Symbolic]
 
 
-def nominal_joint(joint):
+def nominal_joint(joint: BilateralConstraint | ForceElement) -> BilateralConstraint | ForceElement:
     """The ideal joint whose free coordinate a joint-coordinate element measures on ``joint``.
 
     Parameters
@@ -86,7 +91,8 @@ class _JointStop(ForceElement):
     joint_types: tuple = ()     # ideal joints; clearance joints count by their nominal joint
     unit = "m"
 
-    def __init__(self, joint, lower, upper, law, name=None):
+    def __init__(self, joint: BilateralConstraint | ForceElement, lower: float, upper: float,
+                 law: ContactLaw, name: str | None = None) -> None:
         self.joint = joint
         self.lower, self.upper = as_number(lower), as_number(upper)
         self.law = law
@@ -139,8 +145,33 @@ class _JointStop(ForceElement):
         return out
 
     # ------------------------------------------------------------------ coordinate
-    def coordinate(self, states):
-        """The joint coordinate s (m or rad), CasADi scalar."""
+    def coordinate(self, states: list[BodyState]) -> Symbolic:
+        """The joint coordinate s (m or rad), 0 in the initial configuration.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> float(stop.coordinate(states))
+        0.012
+        """
         raise NotImplementedError
 
     def _rate_and_direction(self, states):
@@ -148,20 +179,95 @@ class _JointStop(ForceElement):
         point) applied to the child, global (the parent takes the opposite)."""
         raise NotImplementedError
 
-    def penetrations(self, states):
-        """[lower - s, s - upper], CasADi column (2, 1); > 0 beyond a stop."""
+    def penetrations(self, states: list[BodyState]) -> Symbolic:
+        """[lower - s, s - upper]; > 0 beyond a stop.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+
+        Returns
+        -------
+        casadi column, shape (2, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> stop.penetrations(states).full().ravel().round(12).tolist()
+        [-0.022, 0.002]
+        """
         s = self.coordinate(states)
         return ca.vertcat(self.lower - s, s - self.upper)
 
-    def penetration_rates(self, states):
-        """d/dt of :meth:`penetrations`, CasADi column (2, 1)."""
+    def penetration_rates(self, states: list[BodyState]) -> Symbolic:
+        """d/dt of :meth:`penetrations`.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+
+        Returns
+        -------
+        casadi column, shape (2, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> stop.penetration_rates(states).full().ravel().tolist()
+        [-0.1, 0.1]
+        """
         rate = self._rate_and_direction(states)[0]
         return ca.vertcat(-rate, rate)
 
-    def stop_forces(self, states, history=None):
-        """[lower, upper] stop force (N) or moment (N m) magnitudes >= 0, CasADi column (2, 1).
+    def stop_forces(self, states: list[BodyState], history: Symbolic | None = None) -> Symbolic:
+        """[lower, upper] stop force (N) or moment (N m) magnitudes >= 0.
 
-        ``history``: the impact velocities [lower, upper] (only for laws that need them)."""
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+        history : casadi column, shape (2, 1), optional
+            The impact velocities [lower, upper] (only for laws that need them).
+
+        Returns
+        -------
+        casadi column, shape (2, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> stop.stop_forces(states).full().ravel().round(6).tolist()     # 1e6 (2e-3)^1.5
+        [0.0, 89.442719]
+        """
         delta, rate = self.penetrations(states), self.penetration_rates(states)
         if history is None:
             history = ca.DM.zeros(2)
@@ -174,8 +280,36 @@ class _JointStop(ForceElement):
             out.append(ca.if_else(delta[k] > 0, ca.fmax(f, 0), 0))
         return ca.vertcat(*out)
 
-    def generalized_force(self, states, history=None):
-        """F = f_lower - f_upper: the load along +s on the child (N or N m)."""
+    def generalized_force(self, states: list[BodyState],
+                          history: Symbolic | None = None) -> Symbolic:
+        """F = f_lower - f_upper: the load along +s on the child (N or N m).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+        history : casadi column, shape (2, 1), optional
+            As for :meth:`stop_forces`.
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> round(float(stop.generalized_force(states)), 6)       # pushes back
+        -89.442719
+        """
         f = self.stop_forces(states, history)
         return f[0] - f[1]
 
@@ -200,7 +334,38 @@ class _JointStop(ForceElement):
     def potential_terms(self, states: list[BodyState], t: Symbolic | float,
                         history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:
         """[(s, V)]: V(s) = law.elastic_potential of the penetration beyond either stop (with
-        each stop's remembered impact speed, for laws that need it)."""
+        each stop's remembered impact speed, for laws that need it).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+        t : float or casadi.SX
+            Time (unused).
+        history : casadi column, shape (2, 1), optional
+            The element's memory (impact speeds).
+
+        Returns
+        -------
+        list of (casadi scalar, callable)
+            One pair: the coordinate and the energy stored at it.
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> [(c, V)] = stop.potential_terms(states, 0.0)
+        >>> round(float(V(c)), 9)                              # 1e6 (2e-3)^2.5 / 2.5
+        0.071554175
+        """
         law, lower, upper = self.law, self.lower, self.upper
         v_imp = [None, None] if not self.history_size or history is None else [history[0],
                                                                                 history[1]]
@@ -249,8 +414,33 @@ class TranslationStop(_JointStop):
     kind = "translation stop"
     joint_types = (Prismatic, Cylindrical)
 
-    def displacement(self, states):
-        """s (m), CasADi scalar."""
+    def displacement(self, states: list[BodyState]) -> Symbolic:
+        """s (m): the translation along the joint axis (the class docstring).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> float(stop.displacement(states))
+        0.012
+        """
         sp, sc = states
         joint = self.ideal_joint
         return ca.dot(sc.point(joint.point) - sp.point(joint.point), sp.vector(joint.axis))
@@ -309,8 +499,34 @@ class RotationStop(_JointStop):
     joint_types = (Revolute, Cylindrical)
     unit = "rad"
 
-    def angle(self, states):
-        """theta (rad), CasADi scalar."""
+    def angle(self, states: list[BodyState]) -> Symbolic:
+        """theta (rad): the rotation about the joint axis (the class docstring).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> w = s.add_body("wheel", 1.0, (0.01, 0.01, 0.01))
+        >>> hinge = s.add_joint(nd.Revolute(s.ground, w, (0, 0, 0), (0, 0, 1)))
+        >>> stop = RotationStop(hinge, -0.05, 0.05, nd.Hertz(50.0, 1.0))
+        >>> turned = BodyState(w, ca.DM.zeros(3), ca.DM(from_axis_angle((0, 0, 1), 0.1)),
+        ...                    ca.DM.zeros(3), ca.DM([0, 0, 2.0]))
+        >>> states = [ground_state(s.ground), turned]    # 0.1 rad, turning at 2 rad/s
+        >>> round(float(stop.angle(states)), 12)
+        0.1
+        """
         x, y, *_ = _rotation_xy(self.ideal_joint, states)
         return ca.atan2(y, x)
 
@@ -329,11 +545,39 @@ class RotationStop(_JointStop):
 
 
 # ---------------------------------------------------------------- a joint's free coordinate
-def translation_rate(joint, states):
+def translation_rate(joint: BilateralConstraint,
+                     states: list[BodyState]) -> tuple[Symbolic, Action]:
     """(ds/dt, action) of the translation s = (x_c - x_p) . a_p along ``joint``'s axis (x_p,
     x_c the parent's and child's material points that start at the joint point, a_p the
     axis carried by the parent): action = (force direction, moment direction, point) of a
-    unit generalised force along s on the child, global (the parent takes the opposite)."""
+    unit generalised force along s on the child, global (the parent takes the opposite).
+
+    Parameters
+    ----------
+    joint : Prismatic or Cylindrical
+        The joint (its ``point`` and ``axis``).
+    states : list of BodyState
+        [parent, child].
+
+    Returns
+    -------
+    rate : casadi scalar
+    action : tuple of 3 casadi columns, shape (3, 1)
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> import nlpdyn as nd
+    >>> from nlpdyn.body import BodyState, ground_state
+    >>> s = nd.System()
+    >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+    >>> slide = nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0))
+    >>> moving = BodyState(b, ca.DM.zeros(3), ca.DM([1, 0, 0, 0]), ca.DM([0.3, 0.1, 0]),
+    ...                    ca.DM.zeros(3))
+    >>> rate, (force, moment, point) = translation_rate(slide, [ground_state(s.ground), moving])
+    >>> float(rate), force.full().ravel().tolist()
+    (0.3, [1.0, 0.0, 0.0])
+    """
     sp, sc = states
     xp, xc = sp.point(joint.point), sc.point(joint.point)
     a = sp.vector(joint.axis)
@@ -352,9 +596,38 @@ def _rotation_xy(joint, states):
     return ca.dot(fp, fc), ca.dot(gp, fc), fp, gp, fc
 
 
-def rotation_rate(joint, states):
+def rotation_rate(joint: BilateralConstraint,
+                  states: list[BodyState]) -> tuple[Symbolic, Action]:
     """(d theta/dt, action) of the rotation theta about ``joint``'s axis (see
-    :class:`RotationStop`), action as in :func:`translation_rate`."""
+    :class:`RotationStop`), action as in :func:`translation_rate`.
+
+    Parameters
+    ----------
+    joint : Revolute or Cylindrical
+        The joint (its point and axis triad).
+    states : list of BodyState
+        [parent, child].
+
+    Returns
+    -------
+    rate : casadi scalar
+    action : tuple of 3 casadi columns, shape (3, 1)
+        No force; the moment direction n; the child's centre.
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> import nlpdyn as nd
+    >>> from nlpdyn.body import BodyState, ground_state
+    >>> s = nd.System()
+    >>> w = s.add_body("wheel", 1.0, (0.01, 0.01, 0.01))
+    >>> hinge = nd.Revolute(s.ground, w, (0, 0, 0), (0, 0, 1))
+    >>> turning = BodyState(w, ca.DM.zeros(3), ca.DM([1, 0, 0, 0]), ca.DM.zeros(3),
+    ...                     ca.DM([0, 0, 2.0]))
+    >>> rate, (force, moment, point) = rotation_rate(hinge, [ground_state(s.ground), turning])
+    >>> round(float(rate), 12), round(float(moment[2]), 12)       # about the axis
+    (2.0, 1.0)
+    """
     sp, sc = states
     x, y, fp, gp, fc = _rotation_xy(joint, states)
     n = ca.cross(fc, x * gp - y * fp) / (x**2 + y**2)
@@ -362,9 +635,40 @@ def rotation_rate(joint, states):
     return rate, (ca.DM.zeros(3), n, sc.r)
 
 
-def coordinate_wrenches(states, F, action):
+def coordinate_wrenches(states: list[BodyState], F: Symbolic | float,
+                        action: Action) -> list[Wrench]:
     """(f, n') per body of the generalised force F along a joint coordinate with ``action``
-    (:func:`translation_rate`): +F on the child, -F on the parent."""
+    (:func:`translation_rate`): +F on the child, -F on the parent.
+
+    Parameters
+    ----------
+    states : list of BodyState
+        [parent, child].
+    F : float or casadi scalar
+        The generalised force along the coordinate (N or N m).
+    action : tuple of 3 casadi columns
+        From :func:`translation_rate` or :func:`rotation_rate`.
+
+    Returns
+    -------
+    list of (f, n')
+        Per body: the force (global) and the moment about its centre (body frame); zeros
+        for the ground.
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> import nlpdyn as nd
+    >>> from nlpdyn.body import BodyState, ground_state
+    >>> s = nd.System()
+    >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+    >>> slide = nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0))
+    >>> states = [ground_state(s.ground),
+    ...           BodyState(b, ca.DM.zeros(3), ca.DM([1, 0, 0, 0]), ca.DM.zeros(3), ca.DM.zeros(3))]
+    >>> (_, _), (f, n) = coordinate_wrenches(states, 5.0, translation_rate(slide, states)[1])
+    >>> f.full().ravel().tolist()
+    [5.0, 0.0, 0.0]
+    """
     force, moment, x = action
     out = []
     for state, sign in zip(states, (-1.0, 1.0)):
