@@ -392,7 +392,37 @@ class PenaltyClearanceJoint(ForceElement):
 
     def potential_terms(self, states: list[BodyState], t: Symbolic | float,
                         history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:
-        """[(delta_k, law_k.elastic_potential(max(delta_k, 0), v_imp,k))] per contact."""
+        """[(delta_k, law_k.elastic_potential(max(delta_k, 0), v_imp,k))] per contact.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child].
+        t : float or casadi.SX
+            Time (unused).
+        history : casadi column, optional
+            The element's memory (impact speeds, for laws that need them).
+
+        Returns
+        -------
+        list of (casadi scalar, callable)
+            One pair per contact.
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.forces.penalty_clearance import PenaltySphericalClearance
+        >>> s = nd.System()
+        >>> b = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> el = PenaltySphericalClearance(s.ground, b, (0, 0, 0), 1e-4, nd.Hertz(1e9, 1.5))
+        >>> ball = BodyState(b, ca.DM([3e-4, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM.zeros(3),
+        ...                  ca.DM.zeros(3))
+        >>> [(delta, V)] = el.potential_terms([ground_state(s.ground), ball], 0.0)
+        >>> round(float(V(delta)), 9)                 # 1e9 (2e-4)^2.5 / 2.5
+        0.226274169
+        """
         delta = self._contacts(states)[0]
         remembered = self.history_size and history is not None
         return [(delta[k], lambda d, law=law, v=(history[k] if remembered else None):

@@ -68,8 +68,8 @@ from ..joints.base import check_unit
 from .base import ForceElement, moment_wrench
 
 if TYPE_CHECKING:
-    from ..body import BodyState
-    from .._typing import Law1D, Symbolic, Wrench
+    from ..body import BodyState, Ground, RigidBody
+    from .._typing import ArrayLike, Law1D, Symbolic, Wrench
 
 TWO_PI = 2 * np.pi
 INTERPOLATIONS = ("spline", "ellipse")
@@ -136,9 +136,10 @@ class RangeOfMotionCone(ForceElement):
     evaluation = "explicit"
     is_contact = True
 
-    def __init__(self, reference, moving, xi_axis, eta_axis, moving_axis, longitudes,
-                 max_latitudes, delta_sigma, max_moment, damping, interpolation="spline",
-                 name=None):
+    def __init__(self, reference: RigidBody | Ground, moving: RigidBody, xi_axis: ArrayLike,
+                 eta_axis: ArrayLike, moving_axis: ArrayLike, longitudes: ArrayLike,
+                 max_latitudes: ArrayLike, delta_sigma: float, max_moment: float,
+                 damping: float, interpolation: str = "spline", name: str | None = None) -> None:
         self.reference, self.moving = reference, moving
         self.bodies = (reference, moving)
         self.xi_axis = as_vector(xi_axis)
@@ -231,11 +232,43 @@ class RangeOfMotionCone(ForceElement):
         s = self.max_latitudes
         return s[0], s[1], s[2], s[3]          # a1 (0), b1 (90), a2 (180), b2 (270 deg)
 
-    def max_latitude(self, longitude):
+    def max_latitude(self, longitude: ArrayLike | Symbolic) -> np.ndarray | Symbolic:
         """sigma_max (rad) at ``longitude`` (rad, any real value: taken modulo 2 pi).
 
-        numpy arrays give numpy arrays of the same shape; CasADi expressions give the
-        expression (a piecewise cubic or the quarter ellipses)."""
+        Parameters
+        ----------
+        longitude : float, array_like or casadi.SX/MX
+            The longitude psi (rad).
+
+        Returns
+        -------
+        numpy.ndarray or casadi.SX/MX
+            numpy arrays give numpy arrays of the same shape; CasADi expressions give the
+            expression (a piecewise cubic or the quarter ellipses).
+
+        Raises
+        ------
+        ValueError
+            The cone's data is invalid (see :meth:`problems`).
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> np.degrees(cone.max_latitude([0.0, 1.0])).round(9).tolist()
+        [30.0, 30.0]
+        """
         if isinstance(longitude, (ca.SX, ca.MX)):
             return self._max_latitude_casadi(_wrap(longitude))
         self._require_valid_cone()
@@ -278,10 +311,43 @@ class RangeOfMotionCone(ForceElement):
             return f
         return self._cached("generator", build)
 
-    def closest_point(self, u):
-        """The cone point B closest to the unit vector ``u`` (joint frame, CasADi 3-vector):
-        (psi_B in [0, 2 pi), the unit generator c(psi_B), the unit normal n at B (pointing
-        into the cone)). psi_B maximises c(psi) . u (eq. 31 with G = c . u)."""
+    def closest_point(self, u: Symbolic) -> tuple[Symbolic, Symbolic, Symbolic]:
+        """The cone point B closest to the unit vector ``u``. psi_B maximises c(psi) . u (eq. 31
+        with G = c . u).
+
+        Parameters
+        ----------
+        u : casadi column, shape (3, 1)
+            A unit vector in the joint frame.
+
+        Returns
+        -------
+        psi_B : casadi scalar
+            Its longitude, in [0, 2 pi).
+        c : casadi column, shape (3, 1)
+            The unit generator c(psi_B).
+        n : casadi column, shape (3, 1)
+            The unit normal at B, pointing into the cone.
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> psi, c, n = cone.closest_point(cone.joint_vector(states))
+        >>> round(float(np.degrees(float(psi))), 9), c.full().ravel().round(6).tolist()
+        (270.0, [-0.0, -0.5, 0.866025])
+        """
         gen = self._generator()
         grid = np.arange(GRID_POINTS) * TWO_PI / GRID_POINTS
         sig = self.max_latitude(grid)
@@ -316,7 +382,32 @@ class RangeOfMotionCone(ForceElement):
         """Named CasADi function of u'' (u_r in the joint frame, unit, 3) with outputs
         ``kappa``, ``psi_A``, ``sigma_A``, ``psi_B``, ``c_B`` (unit generator through B),
         ``n`` (normal at B) and ``direction`` (c_B x n, the unit direction of the restricting
-        moment on the moving body, joint frame)."""
+        moment on the moving body, joint frame).
+
+        Returns
+        -------
+        casadi.Function
+            Built once per cone (cached).
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> f = cone.cone_function()
+        >>> round(float(np.degrees(float(f(u=cone.joint_vector(states))["kappa"]))), 9)
+        10.0
+        """
         def build():
             u = ca.SX.sym("u", 3)
             out = self._penetration(u)
@@ -339,30 +430,170 @@ class RangeOfMotionCone(ForceElement):
         return kappa, psi_a, sigma_a, psi_b, c_b, n, direction
 
     # ------------------------------------------------------------------ kinematics
-    def joint_frame(self, states):
-        """3x3 CasADi matrix [u_xi, u_eta, u_zeta] (global columns) of the current joint frame."""
+    def joint_frame(self, states: list[BodyState]) -> Symbolic:
+        """[u_xi, u_eta, u_zeta] (global columns) of the current joint frame.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [reference, moving].
+
+        Returns
+        -------
+        casadi matrix, shape (3, 3)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> cone.joint_frame(states).full().tolist()
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+        """
         sr, _ = states
         xi = sr.vector(self.xi_axis)
         eta = sr.vector(self.eta_axis)
         return ca.horzcat(xi, eta, ca.cross(xi, eta))
 
-    def joint_vector(self, states):
-        """u_r'' = B^T A_ref^T u_r: u_r in the joint frame (eq. 5), CasADi 3-vector."""
+    def joint_vector(self, states: list[BodyState]) -> Symbolic:
+        """u_r'' = B^T A_ref^T u_r: u_r in the joint frame (eq. 5).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [reference, moving].
+
+        Returns
+        -------
+        casadi column, shape (3, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> cone.joint_vector(states).full().ravel().round(6).tolist()   # (0, -sin, cos) 40 deg
+        [0.0, -0.642788, 0.766044]
+        """
         _, sm = states
         return self.joint_frame(states).T @ sm.vector(self.moving_axis)
 
-    def penetration(self, states):
-        """kappa (rad): the angle between u_r and the cone surface outside the cone, 0 inside."""
+    def penetration(self, states: list[BodyState]) -> Symbolic:
+        """kappa (rad): the angle between u_r and the cone surface outside the cone, 0 inside.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [reference, moving].
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> round(float(np.degrees(float(cone.penetration(states)))), 9)
+        10.0
+        """
         return self._penetration(self.joint_vector(states))[0]
 
-    def restricting_moment(self, states):
-        """m_mr (eq. 32) on the moving body, global, CasADi 3-vector."""
+    def restricting_moment(self, states: list[BodyState]) -> Symbolic:
+        """m_mr (eq. 32) on the moving body, global.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [reference, moving].
+
+        Returns
+        -------
+        casadi column, shape (3, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> cone.restricting_moment(states).full().ravel().round(9).tolist()   # halfway: m_p / 2
+        [-100.0, 0.0, 0.0]
+        """
         kappa, *_, direction = self._penetration(self.joint_vector(states))
         x = ca.fmin(kappa / self.delta_sigma, 1)
         return self.joint_frame(states) @ (self.max_moment * (3 * x**2 - 2 * x**3) * direction)
 
-    def dissipative_moment(self, states):
-        """m_d = -j (w_moving - w_reference) (eqs. 34-35) on the moving body, global."""
+    def dissipative_moment(self, states: list[BodyState]) -> Symbolic:
+        """m_d = -j (w_moving - w_reference) (eqs. 34-35) on the moving body, global.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [reference, moving].
+
+        Returns
+        -------
+        casadi column, shape (3, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> float(cone.dissipative_moment(states)[0])
+        -0.5
+        """
         sr, sm = states
         return -self.damping * (sm.angular_velocity_global() - sr.angular_velocity_global())
 
@@ -375,7 +606,41 @@ class RangeOfMotionCone(ForceElement):
     def potential_terms(self, states: list[BodyState], t: Symbolic | float,
                         history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:
         """[(kappa, V(kappa))]: V the integral of the restricting moment's magnitude over
-        kappa, whose gradient the moment is (module docstring)."""
+        kappa, whose gradient the moment is (module docstring).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [reference, moving].
+        t : float or casadi.SX
+            Time (unused).
+        history : casadi column, optional
+            Unused (the cone has no memory).
+
+        Returns
+        -------
+        list of (casadi scalar, callable)
+            One pair: kappa and the energy stored at it.
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> [(kappa, V)] = cone.potential_terms(states, 0.0)
+        >>> round(float(V(kappa)), 6)          # m_p w (x^3 - x^4 / 2), x = 1/2, w = 20 deg
+        6.544985
+        """
         m_p, width = self.max_moment, self.delta_sigma
 
         def stored(kappa):
@@ -384,7 +649,8 @@ class RangeOfMotionCone(ForceElement):
         return [(self.penetration(states), stored)]
 
     # ------------------------------------------------------------------ numpy helpers
-    def latitude_longitude(self, A_reference, A_moving):
+    def latitude_longitude(self, A_reference: ArrayLike | None,
+                           A_moving: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Latitude sigma and longitude psi (rad) of u_r, for plotting (seed Fig. 18b).
 
         Parameters
@@ -397,6 +663,26 @@ class RangeOfMotionCone(ForceElement):
         -------
         latitude, longitude : ndarray, shape (n,)
             sigma in [0, pi] and psi in [0, 2 pi).
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> from nlpdyn.rotations import rotation_matrix
+        >>> lat, lon = cone.latitude_longitude(None, rotation_matrix(p))
+        >>> np.degrees(lat).round(9).tolist(), np.degrees(lon).round(9).tolist()
+        ([40.0], [270.0])
         """
         A_m = np.asarray(A_moving, dtype=float).reshape(-1, 3, 3)
         A_r = (np.broadcast_to(np.eye(3), A_m.shape) if A_reference is None
