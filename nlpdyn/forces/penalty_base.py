@@ -421,7 +421,7 @@ class PenaltyClearanceJoint(ForceElement):
         ...                  ca.DM.zeros(3))
         >>> [(delta, V)] = el.potential_terms([ground_state(s.ground), ball], 0.0)
         >>> round(float(V(delta)), 9)                 # 1e9 (2e-4)^2.5 / 2.5
-        0.226274169
+        0.22627417
         """
         delta = self._contacts(states)[0]
         remembered = self.history_size and history is not None
