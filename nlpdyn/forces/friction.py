@@ -29,13 +29,13 @@ import numpy as np
 from ..checks import as_number, is_number, number_problems, show
 from ..joints.ideal import Cylindrical, Prismatic, Revolute
 from .base import ForceElement
-from .joint_stops import coordinate_wrenches, rotation_rate, translation_rate
+from .joint_coordinates import coordinate_wrenches, rotation_rate, translation_rate
 
 if TYPE_CHECKING:
     from ..body import BodyState
     from ..joints.ideal import Joint
     from .._typing import Symbolic, Wrench
-    from .joint_stops import Action
+    from .joint_coordinates import Action
 
 
 def _non_negative(value):

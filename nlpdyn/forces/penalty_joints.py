@@ -55,8 +55,8 @@ __all__ = ["PenaltyClearanceJoint", "PenaltySphericalClearance", "PenaltyCylindr
            "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version", "rate_of"]
 
 
-def penalty_version(joint: ClearanceJoint | Joint, law: ContactLaw, *, clearance: float | None = None,
-                    radius: float | None = None, length: float | None = None,
+def penalty_version(joint: ClearanceJoint | Joint, law: ContactLaw, *,
+                    clearance: float | None = None, radius: float | None = None, length: float | None = None,
                     axial_clearance: float | None = None, n_strips: int = 4,
                     axial_law: ContactLaw | None = None, name: str | None = None,
                     tilt_correction: bool = False) -> PenaltyClearanceJoint:
