@@ -56,8 +56,9 @@ __all__ = ["PenaltyClearanceJoint", "PenaltySphericalClearance", "PenaltyCylindr
 
 
 def penalty_version(joint: ClearanceJoint | Joint, law: ContactLaw, *,
-                    clearance: float | None = None, radius: float | None = None, length: float | None = None,
-                    axial_clearance: float | None = None, n_strips: int = 4,
+                    clearance: float | None = None, radius: float | None = None,
+                    length: float | None = None, axial_clearance: float | None = None,
+                    n_strips: int = 4,
                     axial_law: ContactLaw | None = None, name: str | None = None,
                     tilt_correction: bool = False) -> PenaltyClearanceJoint:
     """The penalty element with the same data as ``joint``.
