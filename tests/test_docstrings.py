@@ -346,15 +346,3 @@ def test_known_gaps_are_still_gaps():
     assert not done, ("documented and typed now, take them out of KNOWN_GAPS: "
                       + ", ".join(done))
 
-
-def test_the_package_says_it_is_typed():
-    """``py.typed`` (PEP 561) sits in the package, and pyproject ships it."""
-    from pathlib import Path
-    tomllib = pytest.importorskip("tomllib")      # Python 3.11+
-    root = Path(nd.__file__).parent
-    assert (root / "py.typed").is_file()
-    pyproject = root.parent / "pyproject.toml"
-    if not pyproject.is_file():
-        pytest.skip("an installed nlpdyn: no pyproject.toml beside it")
-    data = tomllib.loads(pyproject.read_text())["tool"]["setuptools"]["package-data"]
-    assert "py.typed" in data["nlpdyn"]

@@ -17,6 +17,8 @@ from ..checks import as_number, is_number
 if TYPE_CHECKING:
     from .._typing import Symbolic, Value
 
+__all__ = ["ContactLaw", "QUADRATURE_POINTS", "integral_from_zero"]
+
 _CASADI = (ca.SX, ca.MX, ca.DM)
 
 

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from ..body import BodyState
     from .._typing import Law1D, Symbolic, Wrench
 
+__all__ = ["PenaltyClearanceJoint", "rate_of"]
+
 # |d| ~ sqrt(d.d + EPS^2) (m): a joint with no play starts at d = 0, where |d| has no gradient.
 # At |d| = c the penetration changes by EPS^2 / (2 c) (5e-16 m at c = 1 mm).
 _NORM_EPS = 1e-9
