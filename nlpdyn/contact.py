@@ -43,9 +43,12 @@ lags one step.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .step_nlp import StepSolution
 
 SCHEMES = ("cone", "cone_end", "end_normal", "linearised")
 ACCEPTED = 10.0   # a scheme has converged once its error is within this many tolerances
@@ -58,9 +61,35 @@ JACOBIAN_OF_SCHEME = {"cone": "start", "cone_end": "start", "end_normal": "itera
 
 @dataclass
 class ContactOutcome:
-    """The step a scheme accepts and how it got there."""
+    """The step a scheme accepts and how it got there.
 
-    sol: object
+    Parameters
+    ----------
+    sol : StepSolution
+        The accepted solve.
+    out : list
+        Its finish outputs (end-of-step state, gaps, forces).
+    scheme : str
+        The scheme that gave it ("cone_end" where "cone" needed the end normals).
+    iterations : int
+        Re-solves after the first.
+    error : float
+        Its contact error (m, ``ContactScheme.error`` plus the iterations' distance).
+    converged : bool
+        Whether the error is within ``ACCEPTED`` tolerances.
+    fallback : bool
+        Whether the fallback scheme gave it (:class:`WithFallback`).
+    friction_error : float
+        The accepted solve's friction error (m; not part of ``error``).
+
+    Examples
+    --------
+    >>> outcome = ContactOutcome(None, [], "cone", 2, 1e-10, True)
+    >>> outcome.fallback, outcome.friction_error
+    (False, 0.0)
+    """
+
+    sol: StepSolution
     out: list
     scheme: str
     iterations: int
@@ -85,9 +114,23 @@ class ContactScheme:
         for IPOPT's own accuracy).
     force_scale : float
         Contact forces below 1e-8 of this count as zero.
+
+    Raises
+    ------
+    ValueError
+        An unknown scheme.
+
+    Examples
+    --------
+    >>> scheme = ContactScheme("cone", 8, 1e-9, force_scale=1.0)
+    >>> scheme.jacobian_at, scheme.max_iterations
+    ('start', 8)
+    >>> ContactScheme("linearised", 8, 1e-9, 1.0).max_iterations       # never iterates
+    0
     """
 
-    def __init__(self, name: str, max_iterations: int, tol: float, force_scale: float):
+    def __init__(self, name: str, max_iterations: int, tol: float,
+                 force_scale: float) -> None:
         if name not in SCHEMES:
             raise ValueError(f"contact scheme must be one of {SCHEMES}, got {name!r}")
         self.name = name
@@ -97,33 +140,110 @@ class ContactScheme:
         self.force_scale = float(force_scale)
         self.reset()
 
-    def reset(self):
-        """Forget the steps before (how many in a row needed the end normals)."""
+    def reset(self) -> None:
+        """Forget the steps before (how many in a row needed the end normals).
+
+        Examples
+        --------
+        >>> scheme = ContactScheme("cone", 8, 1e-9, 1.0)
+        >>> scheme.reset()
+        """
         self._end_streak = 0
 
-    def first_curvature(self, previous_force, h, nv):
+    def first_curvature(self, previous_force: np.ndarray | None, h: float,
+                        nv: int) -> tuple[np.ndarray, np.ndarray] | None:
         """Curvature term of a step's first QP: the previous step's contact forces (a contact
         that persists has similar impulses), expanded about y = 0, where the first solve
-        linearises the gaps (q_lin = q-)."""
+        linearises the gaps (q_lin = q-).
+
+        Parameters
+        ----------
+        previous_force : numpy.ndarray, shape (n_gap,), or None
+            The previous step's contact forces (N).
+        h : float
+            The step (s).
+        nv : int
+            Number of velocity unknowns.
+
+        Returns
+        -------
+        (impulses, y_lin) or None
+            None without iterations or without a previous contact force.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> scheme = ContactScheme("cone", 8, 1e-9, 1.0)
+        >>> P, y = scheme.first_curvature(np.array([10.0, 0.0]), 1e-3, 6)
+        >>> P.tolist(), y.shape
+        ([0.01, 0.0], (6,))
+        """
         if self.max_iterations == 0 or previous_force is None or not previous_force.any():
             return None
         return previous_force * h, np.zeros(nv)
 
-    def step_error(self, sol, out) -> float:
+    def step_error(self, sol: StepSolution, out: list) -> float:
         """``error`` plus the solve's friction error (m; a scheme without iterations cannot
-        reduce it)."""
+        reduce it).
+
+        Parameters
+        ----------
+        sol : StepSolution
+            The solve (its ``friction_error``).
+        out : list
+            Its finish outputs.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> out = [None] * 12               # the step's finish outputs: those a scheme reads
+        >>> out[3] = np.array([2.0, 0.0])                # contact forces
+        >>> out[7] = np.array([-3e-9])                   # the least end-of-step gap
+        >>> out[8] = np.array([1e-8, 0.5])               # true end-of-step gaps
+        >>> out[11] = np.array([0.0, 0.5])               # linearised end-of-step gaps
+        >>> from types import SimpleNamespace
+        >>> scheme = ContactScheme("cone", 8, 1e-9, 1.0)
+        >>> round(float(scheme.step_error(SimpleNamespace(friction_error=2e-9), out)), 15)
+        1.5e-08
+        """
         return self.error(out) + (sol.friction_error if self.max_iterations else 0.0)
 
-    def error(self, out) -> float:
+    def error(self, out: list) -> float:
         """How far a step is from the end-of-step contact conditions (m): its penetration plus
         the largest true gap still open where the solve closed it (force acting, linearised
-        end-of-step gap ~0)."""
+        end-of-step gap ~0).
+
+        Parameters
+        ----------
+        out : list
+            The step's finish outputs.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> out = [None] * 12               # the step's finish outputs: those a scheme reads
+        >>> out[3] = np.array([2.0, 0.0])                # contact forces
+        >>> out[7] = np.array([-3e-9])                   # the least end-of-step gap
+        >>> out[8] = np.array([1e-8, 0.5])               # true end-of-step gaps
+        >>> out[11] = np.array([0.0, 0.5])               # linearised end-of-step gaps
+        >>> float(ContactScheme("cone", 8, 1e-9, 1.0).error(out))   # 3e-9 in, 1e-8 open
+        1.3e-08
+        """
         active = closed_in_solve(out, self.force_scale, self.tol)
         open_active = out[8][active].max(initial=0.0) if active.any() else 0.0
         return max(-out[7][0], 0.0) + max(open_active, 0.0)
 
-    def refine(self, solve: Callable, check: Callable, drift: Callable, sol, out,
-               previous_force=None, turn: Callable | None = None,
+    def refine(self, solve: Callable, check: Callable, drift: Callable, sol: StepSolution,
+               out: list, previous_force: np.ndarray | None = None,
+               turn: Callable | None = None,
                restart: Callable | None = None) -> ContactOutcome:
         """Iterate from the first solve (``sol``, ``out``).
 
@@ -147,6 +267,41 @@ class ContactScheme:
         ``restart(jacobian_at)``, called before each pass with its rows (None: the first
         solve's own), returns the first solve to start it from when that is not (``sol``,
         ``out``) (a first solve taken with other rows), or None.
+
+        Parameters
+        ----------
+        solve, check, drift : callable
+            As above.
+        sol : StepSolution
+            The step's first solve.
+        out : list
+            Its finish outputs.
+        previous_force : numpy.ndarray, optional
+            The previous step's contact forces (unused here; :class:`WithFallback` passes
+            them to its fallback's first solve).
+        turn, restart : callable, optional
+            As above.
+
+        Returns
+        -------
+        ContactOutcome
+
+        Examples
+        --------
+        "linearised" takes the first solve as it is:
+
+        >>> import numpy as np
+        >>> out = [None] * 12               # the step's finish outputs: those a scheme reads
+        >>> out[3] = np.array([2.0, 0.0])                # contact forces
+        >>> out[7] = np.array([-3e-9])                   # the least end-of-step gap
+        >>> out[8] = np.array([1e-8, 0.5])               # true end-of-step gaps
+        >>> out[11] = np.array([0.0, 0.5])               # linearised end-of-step gaps
+        >>> from types import SimpleNamespace
+        >>> first = SimpleNamespace(friction_error=0.0, gap_iterations=0, y=np.zeros(6))
+        >>> outcome = ContactScheme("linearised", 8, 1e-9, 1.0).refine(None, None, None,
+        ...                                                            first, out)
+        >>> outcome.scheme, outcome.iterations, float(outcome.error), outcome.converged
+        ('linearised', 0, 1.3e-08, True)
         """
         def start(jacobian_at):
             fresh = restart(jacobian_at) if restart is not None else None
@@ -235,26 +390,127 @@ class ContactScheme:
                               friction_error=sol.friction_error)
 
 
-def closed_in_solve(out, force_scale, tol):
+def closed_in_solve(out: list, force_scale: float, tol: float) -> np.ndarray:
     """Gaps the solve treated as closed: a contact force acts (above 1e-8 of ``force_scale``;
     an interior point leaves tiny multipliers on open rows) and the linearised end-of-step
-    gap is within ``tol`` of 0."""
+    gap is within ``tol`` of 0.
+
+    Parameters
+    ----------
+    out : list
+        The step's finish outputs.
+    force_scale : float
+        Contact forces below 1e-8 of it count as zero (N).
+    tol : float
+        Linearised gaps within it count as closed (m).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n_gap,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> out = [None] * 12               # the step's finish outputs: those a scheme reads
+    >>> out[3] = np.array([2.0, 0.0])                # contact forces
+    >>> out[7] = np.array([-3e-9])                   # the least end-of-step gap
+    >>> out[8] = np.array([1e-8, 0.5])               # true end-of-step gaps
+    >>> out[11] = np.array([0.0, 0.5])               # linearised end-of-step gaps
+    >>> closed_in_solve(out, 1.0, 1e-9)
+    array([ True, False])
+    """
     return (out[3] > 1e-8 * force_scale) & (out[11] <= tol)
 
 
 class WithFallback:
     """``primary``, and ``fallback`` from a fresh first solve where ``primary`` does not
-    converge; the better of the two (least error) is kept and flagged."""
+    converge; the better of the two (least error) is kept and flagged.
 
-    def __init__(self, primary: ContactScheme, fallback: ContactScheme | None):
+    Parameters
+    ----------
+    primary : ContactScheme
+        The scheme tried first.
+    fallback : ContactScheme or None
+        The scheme tried where ``primary`` does not converge; None: none.
+
+    Examples
+    --------
+    >>> schemes = WithFallback(ContactScheme("cone", 8, 1e-9, 1.0),
+    ...                        ContactScheme("end_normal", 8, 1e-9, 1.0))
+    >>> schemes.name, schemes.jacobian_at, schemes.fallback.jacobian_at
+    ('cone', 'start', 'iterate')
+    """
+
+    def __init__(self, primary: ContactScheme, fallback: ContactScheme | None) -> None:
         self.primary, self.fallback = primary, fallback
         self.name, self.jacobian_at = primary.name, primary.jacobian_at
 
-    def first_curvature(self, previous_force, h, nv):
+    def first_curvature(self, previous_force: np.ndarray | None, h: float,
+                        nv: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The primary scheme's (:meth:`ContactScheme.first_curvature`).
+
+        Parameters
+        ----------
+        previous_force : numpy.ndarray or None
+            The previous step's contact forces (N).
+        h : float
+            The step (s).
+        nv : int
+            Number of velocity unknowns.
+
+        Returns
+        -------
+        (impulses, y_lin) or None
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> schemes = WithFallback(ContactScheme("cone", 8, 1e-9, 1.0), None)
+        >>> schemes.first_curvature(None, 1e-3, 6) is None
+        True
+        """
         return self.primary.first_curvature(previous_force, h, nv)
 
-    def refine(self, solve, check, drift, sol, out, previous_force=None,
-               turn=None, restart=None) -> ContactOutcome:
+    def refine(self, solve: Callable, check: Callable, drift: Callable, sol: StepSolution,
+               out: list, previous_force: np.ndarray | None = None,
+               turn: Callable | None = None,
+               restart: Callable | None = None) -> ContactOutcome:
+        """The primary scheme's iterations, then the fallback's from a fresh first solve
+        where they do not converge (:meth:`ContactScheme.refine`).
+
+        Parameters
+        ----------
+        solve, check, drift : callable
+            As for :meth:`ContactScheme.refine`.
+        sol : StepSolution
+            The step's first solve.
+        out : list
+            Its finish outputs.
+        previous_force : numpy.ndarray, optional
+            The previous step's contact forces: the fallback's first curvature.
+        turn, restart : callable, optional
+            As for :meth:`ContactScheme.refine` (the primary's pass only).
+
+        Returns
+        -------
+        ContactOutcome
+            ``fallback`` True where the fallback's is kept.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> out = [None] * 12               # the step's finish outputs: those a scheme reads
+        >>> out[3] = np.array([2.0, 0.0])                # contact forces
+        >>> out[7] = np.array([-3e-9])                   # the least end-of-step gap
+        >>> out[8] = np.array([1e-8, 0.5])               # true end-of-step gaps
+        >>> out[11] = np.array([0.0, 0.5])               # linearised end-of-step gaps
+        >>> from types import SimpleNamespace
+        >>> first = SimpleNamespace(friction_error=0.0, gap_iterations=0, y=np.zeros(6))
+        >>> schemes = WithFallback(ContactScheme("linearised", 8, 1e-9, 1.0), None)
+        >>> outcome = schemes.refine(None, None, None, first, out)
+        >>> outcome.scheme, outcome.fallback
+        ('linearised', False)
+        """
         result = self.primary.refine(solve, check, drift, sol, out, turn=turn, restart=restart)
         if result.converged or self.fallback is None:
             return result

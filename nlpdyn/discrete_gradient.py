@@ -23,8 +23,13 @@ q1 - q0 = h (T v1 + c): -T^T grad_d V does the work -(V(q1) - V(q0)) on h v1.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 import casadi as ca
 import numpy as np
+
+if TYPE_CHECKING:
+    from ._typing import Law1D, Symbolic
 
 CHORD_POINTS = 2            # Gauss-Legendre points along the chord (degree 3 exact)
 # largest share of the slope the quotient may lose to round-off: below the Newton iterations'
@@ -33,7 +38,7 @@ CHORD_POINTS = 2            # Gauss-Legendre points along the chord (degree 3 ex
 QUOTIENT_ROUNDOFF = 1e-11
 
 
-def difference_quotient(V, s0, s1):
+def difference_quotient(V: Law1D, s0: Symbolic, s1: Symbolic) -> Symbolic:
     """dV(s0, s1) with dV (s1 - s0) = V(s1) - V(s0): the law's discrete derivative.
 
     Parameters
@@ -75,12 +80,26 @@ def difference_quotient(V, s0, s1):
     return ca.if_else(usable, (V1 - V0) / ca.if_else(usable, ds, 1), slope)
 
 
-def chord_pullback(pullback, q0, q1, w):
+def chord_pullback(pullback: Callable[[Symbolic, Symbolic], Symbolic], q0: Symbolic,
+                   q1: Symbolic, w: Symbolic) -> Symbolic:
     """J_d^T w, J_d the average of the coordinates' Jacobian ds/dq along the chord q0 -> q1
     by ``CHORD_POINTS``-point Gauss-Legendre quadrature (J_d (q1 - q0) = s(q1) - s(q0), exact
     for s polynomial of degree up to 2 ``CHORD_POINTS`` along the chord), from
     ``pullback(q, w)`` = (ds/dq)^T w at each point: one reverse sweep a point, not a
     Jacobian.
+
+    Parameters
+    ----------
+    pullback : casadi.Function or callable
+        (q, w) -> (ds/dq)^T w, shape (nq, 1).
+    q0, q1 : casadi.SX or casadi.DM, shape (nq, 1)
+        The chord's ends.
+    w : casadi.SX or casadi.DM, shape (n, 1)
+        The weights of the coordinates (the laws' slopes).
+
+    Returns
+    -------
+    casadi.SX or casadi.DM, shape (nq, 1)
 
     Examples
     --------
@@ -96,7 +115,9 @@ def chord_pullback(pullback, q0, q1, w):
                for xi, wi in zip(x, weights))
 
 
-def discrete_gradient(coordinates, pullback, laws, q0, q1):
+def discrete_gradient(coordinates: ca.Function,
+                      pullback: Callable[[Symbolic, Symbolic], Symbolic], laws: list[Law1D],
+                      q0: Symbolic, q1: Symbolic) -> Symbolic:
     """grad_d V (nq) of V(q) = sum_i laws[i](s_i(q)) between q0 and q1.
 
     Parameters

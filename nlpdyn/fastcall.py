@@ -9,15 +9,36 @@ import contextlib
 import ctypes
 import os
 import sys
+from typing import Iterator
 
 import casadi as ca
 import numpy as np
 
 
 class FastFunction:
-    """Wraps ``f`` with bound numpy input/output arrays (dense, column-major)."""
+    """Wraps ``f`` with bound numpy input/output arrays (dense, column-major).
 
-    def __init__(self, f: ca.Function):
+    Parameters
+    ----------
+    f : casadi.Function
+        Dense inputs and outputs (:func:`dense` makes them so).
+
+    Raises
+    ------
+    ValueError
+        A sparse input or output.
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> x = ca.SX.sym("x", 2)
+    >>> f = FastFunction(ca.Function("f", [x], [2 * x, ca.dot(x, x)], ["x"], ["twice", "sq"]))
+    >>> twice, sq = f([1.0, 3.0])
+    >>> twice.tolist(), sq.tolist()
+    ([2.0, 6.0], [10.0])
+    """
+
+    def __init__(self, f: ca.Function) -> None:
         self.function = f
         self.names_in = list(f.name_in())
         self.names_out = list(f.name_out())
@@ -47,9 +68,29 @@ class FastFunction:
         for i, a in enumerate(self._out):
             self._buffer.set_res(i, memoryview(a))
 
-    def swap(self, g: ca.Function):
+    def swap(self, g: ca.Function) -> None:
         """Evaluate ``g`` instead from now on: the same function in another form (compiled,
-        ``nlpdyn.jit``), with the same inputs and outputs."""
+        ``nlpdyn.jit``), with the same inputs and outputs.
+
+        Parameters
+        ----------
+        g : casadi.Function
+            Same inputs and outputs (sparsity) as the wrapped function.
+
+        Raises
+        ------
+        ValueError
+            ``g`` takes or gives something else.
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> x = ca.SX.sym("x")
+        >>> f = FastFunction(ca.Function("f", [x], [x * x]))
+        >>> f.swap(ca.Function("g", [x], [x ** 2]))
+        >>> f.function.name(), f(3.0)[0].tolist()
+        ('g', [9.0])
+        """
         f = self.function
         same = (g.n_in() == f.n_in() and g.n_out() == f.n_out()
                 and all(g.sparsity_in(i) == f.sparsity_in(i) for i in range(f.n_in()))
@@ -74,7 +115,25 @@ class FastFunction:
 
 
 def dense(f: ca.Function) -> ca.Function:
-    """A copy of ``f`` whose outputs are densified (the buffer interface needs dense data)."""
+    """A copy of ``f`` whose outputs are densified (the buffer interface needs dense data).
+
+    Parameters
+    ----------
+    f : casadi.Function
+
+    Returns
+    -------
+    casadi.Function
+        Same name, inputs and output names.
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> x = ca.SX.sym("x", 2)
+    >>> f = ca.Function("f", [x], [ca.diag(x)])
+    >>> f.sparsity_out(0).nnz(), dense(f).sparsity_out(0).nnz()
+    (2, 4)
+    """
     ins = [ca.SX.sym(f.name_in(i), f.sparsity_in(i)) if f.is_a("SXFunction")
            else ca.MX.sym(f.name_in(i), f.sparsity_in(i)) for i in range(f.n_in())]
     outs = [ca.densify(o) for o in f.call(ins)]
@@ -82,8 +141,16 @@ def dense(f: ca.Function) -> ca.Function:
 
 
 @contextlib.contextmanager
-def silenced_stdout():
-    """Silence C-level stdout (qpOASES prints a licence banner when a solver is constructed)."""
+def silenced_stdout() -> Iterator[None]:
+    """Silence C-level stdout (qpOASES prints a licence banner when a solver is constructed).
+
+    Examples
+    --------
+    >>> with silenced_stdout():
+    ...     print("not shown")
+    >>> print("shown")
+    shown
+    """
     sys.stdout.flush()
     libc = ctypes.CDLL(None)
     saved = os.dup(1)

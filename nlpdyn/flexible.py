@@ -13,6 +13,8 @@ default), so stiff links do not force a small h.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .checks import ModelError, as_number, as_vector, is_vector, number_problems
@@ -20,16 +22,25 @@ from .forces.bushing import Bushing
 from .joints.ideal import Spherical
 from .rotations import perpendicular_pair
 
+if TYPE_CHECKING:
+    from ._typing import ArrayLike
+    from .body import RigidBody
+    from .system import System
 
-def add_flexible_link(system, name, start, end, elements, youngs_modulus, shear_modulus,
-                      density, area, second_moments, torsion_constant, stiffness_damping=0.0,
-                      y_axis=None, axial_shear=False, shear_coefficient=5 / 6,
-                      evaluation="implicit"):
+
+def add_flexible_link(system: System, name: str, start: ArrayLike, end: ArrayLike,
+                      elements: int, youngs_modulus: float, shear_modulus: float,
+                      density: float, area: float, second_moments: tuple[float, float],
+                      torsion_constant: float, stiffness_damping: float = 0.0,
+                      y_axis: ArrayLike | None = None, axial_shear: bool = False,
+                      shear_coefficient: float = 5 / 6,
+                      evaluation: str = "implicit") -> list[RigidBody]:
     """Add a flexible link of ``elements`` rigid finite elements to ``system``.
 
     Parameters
     ----------
     system : System
+        The (open) system the bodies, joints and bushings are added to.
     name : str
         The elements are bodies "<name>0" .. "<name>{n-1}"; the sdes are spherical joints
         "<name>_sde{k}" (none with ``axial_shear``) with bushings "<name>_sde{k}_springs".
@@ -67,6 +78,25 @@ def add_flexible_link(system, name, start, end, elements, youngs_modulus, shear_
     -------
     list of RigidBody
         The elements from ``start`` to ``end``; attach other joints to the first and last.
+
+    Raises
+    ------
+    ModelError
+        Every invalid argument at once.
+
+    Examples
+    --------
+    A 0.5 m steel strip in three elements, clamped to the ground at its start:
+
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> link = nd.add_flexible_link(s, "strip", (0, 0, 0), (0.5, 0, 0), 3, 2.1e11, 8e10,
+    ...                             7800.0, 2e-4, (1.7e-9, 6.7e-9), 6e-9)
+    >>> [b.name for b in link]
+    ['strip0', 'strip1', 'strip2']
+    >>> _ = s.add_joint(nd.Fixed(s.ground, link[0], (0, 0, 0)))
+    >>> [round(b.mass, 3) for b in link]                 # rho A Delta / 2, rho A Delta, ...
+    [0.195, 0.39, 0.195]
     """
     start, end, iy_iz = as_vector(start), as_vector(end), as_vector(second_moments)
     label = f"flexible link {name!r}"

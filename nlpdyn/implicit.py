@@ -19,27 +19,61 @@ Jacobian); a contact that closes or opens between iterates gets a fresh H.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 import casadi as ca
 import numpy as np
 
 from .fastcall import FastFunction
+
+if TYPE_CHECKING:
+    from .system import CompiledSystem
 
 REUSE_ERROR = 0.1   # largest share of the impulse's change between iterates H may miss
 
 
 class ImplicitLinearisation:
     """``linearisation(q0, v0, t0, h, y_imp, z, b)`` -> (H nonzeros in ``pattern``, b + H
-    y_imp), once built (``build``)."""
+    y_imp), once built (``build``).
 
-    def __init__(self, cs, q0, v0, t0, h, y, z, Linv, b, element_Q, element_QV=None):
-        """Symbols of the step program; ``b`` the implicit elements' impulse L^-1 Q_imp;
-        ``element_Q`` (nv x n_elements) what each element exerts over the step, or a
-        stand-in with the same derivative in y to first order (``CompiledSystem.step_forces``
-        ``tangent``: the energy-consistent elements' discrete gradient is costly to
-        differentiate), expressions of y: H is built from it. ``element_QV``: the stored
-        energy's part of ``element_Q`` (``tangent_V``), whose blocks for the energy-consistent
-        contact elements (``ForceElement.is_contact``) give their stiffness
-        (``contact_stiffness``)."""
+    Parameters
+    ----------
+    cs : CompiledSystem
+        The system (its force elements and mass matrix factor).
+    q0, v0, t0, h, y, z : casadi.SX
+        Symbols of the step program: start state, time, step, the step's scaled velocity
+        unknowns and the program's memory.
+    Linv : casadi.SX or casadi.DM, shape (nv, nv)
+        The inverse of the mass matrix's Cholesky factor L.
+    b : casadi.SX, shape (nv, 1)
+        The implicit elements' impulse L^-1 Q_imp.
+    element_Q : casadi.SX, shape (nv, n_elements)
+        What each element exerts over the step, or a stand-in with the same derivative in y
+        to first order (``CompiledSystem.step_forces`` ``tangent``: the energy-consistent
+        elements' discrete gradient is costly to differentiate), expressions of y: H is
+        built from it.
+    element_QV : casadi.SX, shape (nv, n_elements), optional
+        The stored energy's part of ``element_Q`` (``tangent_V``), whose blocks for the
+        energy-consistent contact elements (``ForceElement.is_contact``) give their stiffness
+        (``contact_stiffness``).
+
+    Examples
+    --------
+    The step program builds one when the system has implicit elements:
+
+    >>> import nlpdyn as nd
+    >>> s = nd.System(gravity=(0, 0, 0))
+    >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3), velocity=(0.1, 0, 0))
+    >>> spring = s.add_force(nd.Bushing(s.ground, b, (0, 0, 0), stiffness=1e4))
+    >>> spring.evaluation = "implicit"
+    >>> lin = nd.Stepper(s, 1e-3, jit=False).program.implicit
+    >>> lin.nnz, [k for k, _ in lin.groups]          # one 6 x 6 block: the body's
+    (36, [6])
+    """
+
+    def __init__(self, cs: CompiledSystem, q0: ca.SX, v0: ca.SX, t0: ca.SX, h: ca.SX, y: ca.SX,
+                 z: ca.SX, Linv: ca.SX | ca.DM, b: ca.SX, element_Q: ca.SX,
+                 element_QV: ca.SX | None = None) -> None:
         nv = cs.nv
         # the iterate y_imp is the step's own y: b and the blocks are expressions of it as
         # built (no per-element copy of the graph: neighbours share their bodies' kinematics)
@@ -93,11 +127,32 @@ class ImplicitLinearisation:
         self._values = np.zeros(self.nnz)
         self._at = None             # (b, H y) at the last linearisation or iterate
 
-    def build(self, outputs=None, wrap=FastFunction):
-        """Build the function from ``outputs``: ``self.outputs`` (b, the blocks) with their
-        common subexpressions already eliminated together with the step program's other
-        functions (``StepProgram``: one pass over what they share); None: eliminated here.
-        ``wrap`` makes the callable (``StepProgram._hot``: compiled where asked)."""
+    def build(self, outputs: list[ca.SX] | None = None,
+              wrap: Callable[[ca.Function], Callable] = FastFunction) -> None:
+        """Build the function from ``outputs``.
+
+        Parameters
+        ----------
+        outputs : list of casadi.SX, optional
+            ``self.outputs`` (b, the blocks) with their common subexpressions already
+            eliminated together with the step program's other functions (``StepProgram``: one
+            pass over what they share); None: eliminated here.
+        wrap : callable
+            Makes the callable of the ``casadi.Function`` (``StepProgram._hot``: compiled
+            where asked).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System(gravity=(0, 0, 0))
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3), velocity=(0.1, 0, 0))
+        >>> spring = s.add_force(nd.Bushing(s.ground, b, (0, 0, 0), stiffness=1e4))
+        >>> spring.evaluation = "implicit"
+        >>> lin = nd.Stepper(s, 1e-3, jit=False).program.implicit
+        >>> lin.build()                  # again, eliminating the subexpressions here
+        >>> lin.nnz
+        36
+        """
         self._function = wrap(ca.Function(
             "implicit_terms", self._inputs, self.outputs if outputs is None else outputs,
             ["q0", "v0", "t0", "h", "y_imp", "z"], ["b", "blocks"],

@@ -37,8 +37,12 @@ import sysconfig
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import casadi as ca
+
+if TYPE_CHECKING:
+    from .fastcall import FastFunction
 
 # -O1: most of -O2's speed on CasADi's straight-line code at a third of its compile time;
 # no fused multiply-adds, so the compiled function rounds as the interpreter does
@@ -67,9 +71,23 @@ def cache_dir() -> Path:
     return Path(base) / "nlpdyn" / "jit"
 
 
-def resolve_mode(setting):
+def resolve_mode(setting: bool | str | None) -> bool | str:
     """``StepperSettings.jit`` as a mode: False, True or "auto"; None: ``$NLPDYN_JIT`` ("0",
     "1" or "auto") where set and not empty, else "auto". Raises ValueError on anything else.
+
+    Parameters
+    ----------
+    setting : bool, "auto" or None
+        ``StepperSettings.jit``.
+
+    Returns
+    -------
+    bool or "auto"
+
+    Raises
+    ------
+    ValueError
+        Another setting, or another value of ``$NLPDYN_JIT``.
 
     Examples
     --------
@@ -143,7 +161,8 @@ class Jit:
     ['cached', 'compiled', 'interpreted', 'seconds']
     """
 
-    def __init__(self, compiler: str | None = None, directory=None, mode=True):
+    def __init__(self, compiler: str | None = None, directory: str | os.PathLike | None = None,
+                 mode: bool | str = True) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.compiler = compiler or find_compiler()
@@ -157,7 +176,29 @@ class Jit:
     def compile(self, f: ca.Function) -> ca.Function:
         """``f`` compiled (from the cache where it was built before), or ``f`` itself where it
         cannot be (the reason in ``record["interpreted"]``) or, in "auto" mode, not yet
-        (queued in ``pending``: :meth:`attach`, :meth:`look_up`, :meth:`start`)."""
+        (queued in ``pending``: :meth:`attach`, :meth:`look_up`, :meth:`start`).
+
+        Parameters
+        ----------
+        f : casadi.Function
+
+        Returns
+        -------
+        casadi.Function
+            The compiled function (``casadi.external``) or ``f``.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> import casadi as ca
+        >>> x = ca.SX.sym("x")
+        >>> f = ca.Function("jit_doc_queued", [x], [ca.sin(x)])
+        >>> jit = Jit(directory=tempfile.mkdtemp(), mode="auto")
+        >>> jit.compile(f) is f                        # queued (or interpreted: no compiler)
+        True
+        >>> [e.name for e in jit.pending] in ([], ["jit_doc_queued"])
+        True
+        """
         name = f.name()
         if self.compiler is None:
             self.record["interpreted"][name] = "no C compiler found (set CC)"
@@ -203,16 +244,53 @@ class Jit:
             self.record["interpreted"][name] = _first_line(error)
             return f
 
-    def attach(self, f: ca.Function, fast) -> None:
+    def attach(self, f: ca.Function, fast: FastFunction) -> None:
         """Have ``fast`` (a ``FastFunction`` of ``f``) take ``f``'s compiled version once it
-        is found in the cache (:meth:`look_up`) or built (:meth:`poll`)."""
+        is found in the cache (:meth:`look_up`) or built (:meth:`poll`).
+
+        Parameters
+        ----------
+        f : casadi.Function
+            A function given to :meth:`compile` ("auto" mode).
+        fast : FastFunction
+            Its fast caller.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> import casadi as ca
+        >>> x = ca.SX.sym("x")
+        >>> f = ca.Function("jit_doc_queued", [x], [ca.sin(x)])
+        >>> jit = Jit(directory=tempfile.mkdtemp(), mode="auto")
+        >>> jit.compile(f) is f                        # queued (or interpreted: no compiler)
+        True
+        >>> from nlpdyn.fastcall import FastFunction
+        >>> fast = FastFunction(f)
+        >>> jit.attach(f, fast)
+        >>> all(fast in e.targets for e in jit.pending)
+        True
+        """
         for entry in self.pending:
             if entry.function is f:
                 entry.targets.append(fast)
 
     def look_up(self) -> None:
         """The queued functions found in the cache taken by their ``FastFunction``; the
-        others stay queued, with their key."""
+        others stay queued, with their key.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> import casadi as ca
+        >>> x = ca.SX.sym("x")
+        >>> f = ca.Function("jit_doc_queued", [x], [ca.sin(x)])
+        >>> jit = Jit(directory=tempfile.mkdtemp(), mode="auto")
+        >>> jit.compile(f) is f                        # queued (or interpreted: no compiler)
+        True
+        >>> jit.look_up()                      # an empty cache: still queued
+        >>> jit.record["cached"]
+        0
+        """
         for entry in [e for e in self.pending if e.library is None]:
             self._keyed(entry)
             if entry.library.exists():
@@ -224,7 +302,25 @@ class Jit:
                         fast.swap(compiled)
 
     def build_seconds(self) -> float:
-        """The queued builds' estimated time (s, ``BUILD_SECONDS``; after :meth:`look_up`)."""
+        """The queued builds' estimated time (s, ``BUILD_SECONDS``; after :meth:`look_up`).
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> import casadi as ca
+        >>> x = ca.SX.sym("x")
+        >>> f = ca.Function("jit_doc_queued", [x], [ca.sin(x)])
+        >>> jit = Jit(directory=tempfile.mkdtemp(), mode="auto")
+        >>> jit.compile(f) is f                        # queued (or interpreted: no compiler)
+        True
+        >>> jit.look_up()
+        >>> jit.build_seconds() in (0.0,) or jit.build_seconds() > BUILD_SECONDS[0]
+        True
+        """
         return sum(BUILD_SECONDS[0] + BUILD_SECONDS[1] * len(entry.text or "")
                    for entry in self.pending)
 
@@ -236,7 +332,17 @@ class Jit:
     def start(self) -> None:
         """Build the queued functions (after :meth:`look_up`) in a process of its own, which
         finishes them into the cache even if this one ends first; the run goes on
-        interpreted meanwhile (:meth:`poll`)."""
+        interpreted meanwhile (:meth:`poll`).
+
+        Examples
+        --------
+        With nothing queued there is nothing to start, and no build to end:
+
+        >>> jit = Jit(mode="auto")
+        >>> jit.start()
+        >>> jit.building, jit.poll()
+        ([], False)
+        """
         queued = [entry for entry in self.pending if entry.library is not None]
         if self._process is not None or not queued:
             return
@@ -261,7 +367,17 @@ class Jit:
     def poll(self) -> bool:
         """Whether the build started by :meth:`start` has ended; if so, each ``FastFunction``
         attached to a built function takes it, and the others stay interpreted with the
-        reason."""
+        reason.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> Jit(mode="auto").poll()            # no build started
+        False
+        """
         if self._process is None or self._process.poll() is None:
             return False
         self._log.close()

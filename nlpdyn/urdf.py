@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import os
 import xml.etree.ElementTree as ET
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -19,6 +20,10 @@ from .joints.clearance import PrismaticClearance, RevoluteClearance
 from .joints.ideal import Fixed, Prismatic, Revolute
 from .joints.library import Planar
 from .system import System
+
+if TYPE_CHECKING:
+    from ._typing import ArrayLike
+    from .forces.law_base import ContactLaw
 
 # URDF joint type -> nlpdyn joint class (None: the child is a free body)
 JOINT_TYPES = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic,
@@ -282,8 +287,12 @@ def _loosening_problems(robot, clearance, limits, configuration):
     return out
 
 
-def from_urdf(source, *, base="fixed", configuration=None, velocities=None,
-              gravity=(0.0, 0.0, -9.81), clearance=None, limits=None) -> System:
+def from_urdf(source: str | os.PathLike, *, base: str = "fixed",
+              configuration: dict[str, float] | None = None,
+              velocities: dict[str, float] | None = None,
+              gravity: ArrayLike = (0.0, 0.0, -9.81),
+              clearance: dict[str, dict] | None = None,
+              limits: dict[str, ContactLaw] | ContactLaw | None = None) -> System:
     """A System built from a URDF robot description.
 
     Each link with an ``<inertial>`` becomes a body of the same name: its mass, its centre

@@ -7,6 +7,7 @@ by linear springs and dampers or by tabulated (nonlinear) laws.
 from __future__ import annotations
 
 from numbers import Real
+from typing import TYPE_CHECKING, Sequence
 
 import casadi as ca
 import numpy as np
@@ -15,6 +16,10 @@ from ..checks import as_array, as_vector, vector_problems
 from ..rotations import from_rotation_matrix, quaternion_product
 from .base import ForceElement
 from .contact_laws import ContactLaw, LinearBushing
+
+if TYPE_CHECKING:
+    from ..body import BodyState, Ground, RigidBody
+    from .._typing import ArrayLike, Law1D, Symbolic, Wrench
 
 # Below this |e| (sine of half the relative angle) the rotation vector uses its series.
 _SMALL_HALF_SINE = 1e-4
@@ -26,7 +31,7 @@ def _conj(a):
     return ca.vertcat(a[0], -a[1:4])
 
 
-def rotation_vector(p):
+def rotation_vector(p: Symbolic) -> Symbolic:
     """Principal rotation vector theta (|theta| <= pi) of unit Euler parameters p.
 
     theta = 2 atan2(|e|, e0) e / |e| after flipping p to e0 >= 0; for |e| < 1e-4 the series
@@ -40,6 +45,14 @@ def rotation_vector(p):
     Returns
     -------
     casadi column, shape (3, 1)
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> from nlpdyn.rotations import from_axis_angle
+    >>> theta = rotation_vector(ca.DM(from_axis_angle((0, 0, 1), 0.5)))
+    >>> theta.full().ravel().round(12).tolist()
+    [0.0, 0.0, 0.5]
     """
     sign = ca.if_else(p[0] >= 0, 1, -1)
     e0, e = sign * p[0], sign * p[1:4]
@@ -50,7 +63,7 @@ def rotation_vector(p):
     return scale * e
 
 
-def inverse_left_jacobian(theta):
+def inverse_left_jacobian(theta: Symbolic) -> Symbolic:
     """J_l^-1(theta) of SO(3): log(exp(psi~) R) = theta + J_l^-1(theta) psi + O(psi^2).
 
     J_l^-1 = I - 1/2 theta~ + c(theta) theta~^2, c = 1/theta^2 - (1 + cos theta) /
@@ -59,10 +72,20 @@ def inverse_left_jacobian(theta):
     Parameters
     ----------
     theta : casadi column, shape (3, 1)
+        A rotation vector (rad).
 
     Returns
     -------
     casadi matrix, shape (3, 3)
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> inverse_left_jacobian(ca.DM.zeros(3))       # the identity at theta = 0
+    DM(
+    [[1, 0, 0], 
+     [0, 1, 0], 
+     [0, 0, 1]])
     """
     tt = ca.dot(theta, theta)
     angle = ca.sqrt(ca.fmax(tt, _SMALL_ANGLE_SQ))
@@ -175,8 +198,12 @@ class Bushing(ForceElement):
 
     kind = "bushing"
 
-    def __init__(self, parent, child, point, stiffness, damping=0.0, rotational_stiffness=0.0,
-                 rotational_damping=0.0, axes=None, name=None):
+    def __init__(self, parent: RigidBody | Ground, child: RigidBody | Ground, point: ArrayLike,
+                 stiffness: float | ContactLaw | Sequence[float | ContactLaw],
+                 damping: float | ArrayLike = 0.0,
+                 rotational_stiffness: float | ContactLaw | Sequence[float | ContactLaw] = 0.0,
+                 rotational_damping: float | ArrayLike = 0.0, axes: ArrayLike | None = None,
+                 name: str | None = None) -> None:
         self.parent, self.child = parent, child
         self.bodies = (parent, child)
         self.point = as_vector(point)
@@ -189,7 +216,7 @@ class Bushing(ForceElement):
         self._input_problems = p1 + p2 + p3 + p4
 
     # ------------------------------------------------------------------ validation
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems() + [f"{self.label}: {m}" for m in self._input_problems]
         out += vector_problems(self.label, "point", self.point)
         if not isinstance(self.axes, np.ndarray) or self.axes.shape != (3, 3) or \
@@ -217,26 +244,103 @@ class Bushing(ForceElement):
         b = quaternion_product(_conj(ca.DM(p0)), ca.DM(frame0))
         return quaternion_product(state.p / ca.norm_2(state.p), b)
 
-    def frame(self, state):
-        """The body's copy of the bushing axes (columns, global), shape (3, 3)."""
+    def frame(self, state: BodyState) -> Symbolic:
+        """The body's copy of the bushing axes (columns, global).
+
+        Parameters
+        ----------
+        state : BodyState
+            The state of ``parent`` or ``child``.
+
+        Returns
+        -------
+        casadi matrix, shape (3, 3)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> bush = Bushing(s.ground, b, (0, 0, 0), stiffness=1e3, damping=10.0)
+        >>> moved = BodyState(b, ca.DM([1e-3, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]      # 1 mm along x, moving at 0.1 m/s
+        >>> bush.frame(moved).full().tolist()
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+        """
         return state.A @ ca.DM(self._local_axes(state.body))
 
     def _points(self, states):
         sp, sc = states
         return sp.point(self.point), sc.point(self.point)
 
-    def relative_motion(self, states):
+    def relative_motion(self, states: list[BodyState]) -> tuple[Symbolic, Symbolic]:
         """(u, theta): relative translation (m) and rotation vector (rad) of the child's
-        frame in the parent's, bushing frame components, CasADi columns (3, 1) each."""
+        frame in the parent's, bushing frame components.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child].
+
+        Returns
+        -------
+        u, theta : casadi column, shape (3, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> bush = Bushing(s.ground, b, (0, 0, 0), stiffness=1e3, damping=10.0)
+        >>> moved = BodyState(b, ca.DM([1e-3, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]      # 1 mm along x, moving at 0.1 m/s
+        >>> u, theta = bush.relative_motion(states)
+        >>> u.full().ravel().tolist(), theta.full().ravel().tolist()
+        ([0.001, 0.0, 0.0], [0.0, 0.0, 0.0])
+        """
         sp, sc = states
         xp, xc = self._points(states)
         u = self.frame(sp).T @ (xc - xp)
         rel = quaternion_product(_conj(self._frame_quaternion(sp)), self._frame_quaternion(sc))
         return u, rotation_vector(rel)
 
-    def relative_rates(self, states, motion=None):
-        """(du/dt, dtheta/dt), CasADi columns (3, 1) each (see the class docstring);
-        ``motion``: ``relative_motion(states)`` where the caller has it."""
+    def relative_rates(self, states: list[BodyState],
+                       motion: tuple[Symbolic, Symbolic] | None = None
+                       ) -> tuple[Symbolic, Symbolic]:
+        """(du/dt, dtheta/dt) (see the class docstring).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child].
+        motion : tuple, optional
+            ``relative_motion(states)`` where the caller has it.
+
+        Returns
+        -------
+        du, dtheta : casadi column, shape (3, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> bush = Bushing(s.ground, b, (0, 0, 0), stiffness=1e3, damping=10.0)
+        >>> moved = BodyState(b, ca.DM([1e-3, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]      # 1 mm along x, moving at 0.1 m/s
+        >>> du, dtheta = bush.relative_rates(states)
+        >>> du.full().ravel().tolist()
+        [0.1, 0.0, 0.0]
+        """
         sp, sc = states
         xp, xc = self._points(states)
         Fp = self.frame(sp)
@@ -250,10 +354,37 @@ class Bushing(ForceElement):
         return du, dtheta
 
     # ------------------------------------------------------------------ loads
-    def loads(self, states, motion=None):
-        """(F, T): the resisting force (N) and moment (N m) per bushing axis, CasADi columns
-        (3, 1); F_i > 0 when u_i > 0 for a linear bushing. ``motion``:
-        ``relative_motion(states)`` where the caller has it."""
+    def loads(self, states: list[BodyState],
+              motion: tuple[Symbolic, Symbolic] | None = None) -> tuple[Symbolic, Symbolic]:
+        """(F, T): the resisting force (N) and moment (N m) per bushing axis; F_i > 0 when
+        u_i > 0 for a linear bushing.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child].
+        motion : tuple, optional
+            ``relative_motion(states)`` where the caller has it.
+
+        Returns
+        -------
+        F, T : casadi column, shape (3, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> bush = Bushing(s.ground, b, (0, 0, 0), stiffness=1e3, damping=10.0)
+        >>> moved = BodyState(b, ca.DM([1e-3, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]      # 1 mm along x, moving at 0.1 m/s
+        >>> F, T = bush.loads(states)
+        >>> round(float(F[0]), 12)                      # 1e3 * 1e-3 + 10 * 0.1
+        2.0
+        """
         motion = self.relative_motion(states) if motion is None else motion
         u, theta = motion
         du, dtheta = self.relative_rates(states, motion)
@@ -263,7 +394,8 @@ class Bushing(ForceElement):
                          for i, law in enumerate(self.rotational_laws)])
         return F, T
 
-    def wrenches(self, states, t, history=None):
+    def wrenches(self, states: list[BodyState], t: Symbolic | float,
+                 history: Symbolic | None = None) -> list[Wrench]:
         sp, sc = states
         motion = self.relative_motion(states)
         theta = motion[1]
@@ -282,9 +414,39 @@ class Bushing(ForceElement):
             out.append((sign * force, n))
         return out
 
-    def potential_terms(self, states, t, history=None):
+    def potential_terms(self, states: list[BodyState], t: Symbolic | float,
+                        history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:
         """[(u_i, V_i), (theta_i, V_r,i)]: each axis law's elastic potential (linear springs:
-        k u^2 / 2)."""
+        k u^2 / 2).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child].
+        t : float or casadi.SX
+            Time (unused).
+        history : casadi column, optional
+            Unused (a bushing has no memory).
+
+        Returns
+        -------
+        list of (casadi.SX, callable)
+            Six pairs: the three translations, then the three rotations.
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> bush = Bushing(s.ground, b, (0, 0, 0), stiffness=1e3, damping=10.0)
+        >>> moved = BodyState(b, ca.DM([1e-3, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]      # 1 mm along x, moving at 0.1 m/s
+        >>> round(float(sum(V(s) for s, V in bush.potential_terms(states, 0.0))), 12)
+        0.0005
+        """
         u, theta = self.relative_motion(states)
         return [(values[i], law.elastic_potential)
                 for values, laws in ((u, self.laws), (theta, self.rotational_laws))

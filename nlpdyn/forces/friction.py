@@ -21,13 +21,21 @@ Memory (kept by the stepper, saved in the result): [z, h, f_n] of the step.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
 
 from ..checks import as_number, is_number, number_problems, show
 from ..joints.ideal import Cylindrical, Prismatic, Revolute
 from .base import ForceElement
-from .joint_stops import coordinate_wrenches, rotation_rate, translation_rate
+from .joint_coordinates import coordinate_wrenches, rotation_rate, translation_rate
+
+if TYPE_CHECKING:
+    from ..body import BodyState
+    from ..joints.ideal import Joint
+    from .._typing import Symbolic, Wrench
+    from .joint_coordinates import Action
 
 
 def _non_negative(value):
@@ -84,8 +92,9 @@ class LuGreFriction(ForceElement):
     normal_force_slot = 2
     joint_types = (Revolute, Prismatic, Cylindrical)
 
-    def __init__(self, joint, mu_static, mu_kinetic, stribeck_velocity, sigma0, sigma1, sigma2,
-                 radius=None, name=None):
+    def __init__(self, joint: Joint, mu_static: float, mu_kinetic: float,
+                 stribeck_velocity: float, sigma0: float, sigma1: float, sigma2: float,
+                 radius: float | None = None, name: str | None = None) -> None:
         self.joint = joint
         self.bodies = (joint.parent, joint.child) if hasattr(joint, "parent") else ()
         self.mu_static, self.mu_kinetic = as_number(mu_static), as_number(mu_kinetic)
@@ -97,9 +106,10 @@ class LuGreFriction(ForceElement):
 
     @property
     def rotational(self) -> bool:
+        """Whether the joint is a Revolute (a friction torque; else a force)."""
         return isinstance(self.joint, Revolute)
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         if not isinstance(self.joint, self.joint_types):
             out.append(f"{self.label}: needs a Revolute, Prismatic or Cylindrical joint, got "
@@ -125,46 +135,204 @@ class LuGreFriction(ForceElement):
         return out
 
     # ------------------------------------------------------------------ the law
-    def slip(self, states):
-        """(ds/dt, action) of the joint coordinate the friction opposes."""
+    def slip(self, states: list[BodyState]) -> tuple[Symbolic, Action]:
+        """(ds/dt, action) of the joint coordinate the friction opposes.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+
+        Returns
+        -------
+        rate : casadi scalar
+            ds/dt (rad/s or m/s).
+        action : tuple
+            As :func:`~nlpdyn.forces.joint_stops.translation_rate`'s.
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("block", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> f = nd.LuGreFriction(slide, 0.3, 0.2, 1e-3, 1e5, 300.0, 0.0)
+        >>> sliding = BodyState(b, ca.DM.zeros(3), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                     ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), sliding]       # at 0.1 m/s
+        >>> round(float(f.slip(states)[0]), 12)
+        0.1
+        """
         return (rotation_rate if self.rotational else translation_rate)(self.joint, states)
 
-    def stribeck(self, u):
-        """g(u) = mu_k + (mu_s - mu_k) exp(-(u / u_S)^2)."""
+    def stribeck(self, u: Symbolic | float) -> Symbolic:
+        """g(u) = mu_k + (mu_s - mu_k) exp(-(u / u_S)^2).
+
+        Parameters
+        ----------
+        u : float or casadi scalar
+            The slip rate (rad/s or m/s).
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("block", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> f = nd.LuGreFriction(slide, 0.3, 0.2, 1e-3, 1e5, 300.0, 0.0)
+        >>> float(f.stribeck(0.0)), float(f.stribeck(1.0))     # mu_s at rest, mu_k sliding
+        (0.3, 0.2)
+        """
         return self.mu_kinetic + (self.mu_static - self.mu_kinetic) * ca.exp(
             -(u / self.stribeck_velocity) ** 2)
 
-    def bristle_step(self, z0, h, u):
-        """(z1, dz/dt): backward Euler over h at the end-of-step rate u, closed form."""
+    def bristle_step(self, z0: Symbolic | float, h: Symbolic | float,
+                     u: Symbolic | float) -> tuple[Symbolic, Symbolic]:
+        """(z1, dz/dt): backward Euler over h at the end-of-step rate u, closed form.
+
+        Parameters
+        ----------
+        z0 : float or casadi scalar
+            The bristle state at the start of the step (rad or m).
+        h : float or casadi scalar
+            The step (s).
+        u : float or casadi scalar
+            The slip rate at the end of the step.
+
+        Returns
+        -------
+        z1, z_dot : casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("block", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> f = nd.LuGreFriction(slide, 0.3, 0.2, 1e-3, 1e5, 300.0, 0.0)
+        >>> z1, z_dot = f.bristle_step(0.0, 1e-3, 0.1)        # (h u, u) / (1 + 50)
+        >>> round(float(z1) * 51, 12), round(float(z_dot) * 51, 12)
+        (0.0001, 0.1)
+        """
         stiff = self.sigma0 * ca.fabs(u) / self.stribeck(u)
         denominator = 1 + h * stiff
         return (z0 + h * u) / denominator, (u - stiff * z0) / denominator
 
-    def coefficient(self, z0, h, u):
-        """mu of the step (eq. 22) with the bristles advanced to its end."""
+    def coefficient(self, z0: Symbolic | float, h: Symbolic | float,
+                    u: Symbolic | float) -> Symbolic:
+        """mu of the step (eq. 22) with the bristles advanced to its end.
+
+        Parameters
+        ----------
+        z0, h, u : float or casadi scalar
+            As for :meth:`bristle_step`.
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("block", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> f = nd.LuGreFriction(slide, 0.3, 0.2, 1e-3, 1e5, 300.0, 0.0)
+        >>> round(float(f.coefficient(0.0, 1e-3, 0.1)), 9)     # (1e5 * 1e-4 + 300 * 0.1) / 51
+        0.784313725
+        """
         z1, z_dot = self.bristle_step(z0, h, u)
         return self.sigma0 * z1 + self.sigma1 * z_dot + self.sigma2 * u
 
-    def generalized_force(self, states, history):
-        """The friction along +s on the child (N m or N): -mu f_n (d/2)."""
+    def generalized_force(self, states: list[BodyState], history: Symbolic) -> Symbolic:
+        """The friction along +s on the child (N m or N): -mu f_n (d/2).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+        history : casadi column, shape (3, 1)
+            The memory [z, h, f_n] of the step.
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("block", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> f = nd.LuGreFriction(slide, 0.3, 0.2, 1e-3, 1e5, 300.0, 0.0)
+        >>> sliding = BodyState(b, ca.DM.zeros(3), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                     ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), sliding]       # at 0.1 m/s
+        >>> F = f.generalized_force(states, ca.DM([0.0, 1e-3, 9.81]))
+        >>> round(float(F), 6)                                  # -mu f_n
+        -7.694118
+        """
         z0, h, f_n = history[0], history[1], history[2]
         u = self.slip(states)[0]
         lever = self.radius if self.rotational else 1.0
         return -self.coefficient(z0, h, u) * f_n * lever
 
-    def normal_force(self, states, reaction):
-        """f_n = |f - (f.a) a| of the joint's reaction ``reaction`` (global, on the child)."""
+    def normal_force(self, states: list[BodyState], reaction: Symbolic) -> Symbolic:
+        """f_n = |f - (f.a) a| of the joint's reaction ``reaction`` (global, on the child).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+        reaction : casadi column, shape (3, 1)
+            The joint's reaction force on the child (N, global).
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("block", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> f = nd.LuGreFriction(slide, 0.3, 0.2, 1e-3, 1e5, 300.0, 0.0)
+        >>> sliding = BodyState(b, ca.DM.zeros(3), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                     ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), sliding]       # at 0.1 m/s
+        >>> float(f.normal_force(states, ca.DM([4.0, 0, 9.81])))      # the part along x is free
+        9.81
+        """
         a = states[0].vector(self.joint.axis)
         return ca.norm_2(reaction - ca.dot(reaction, a) * a)
 
     # ------------------------------------------------------------------ ForceElement
-    def wrenches(self, states, t, history=None):
+    def wrenches(self, states: list[BodyState], t: Symbolic | float,
+                 history: Symbolic | None = None) -> list[Wrench]:
         return coordinate_wrenches(states, self.generalized_force(states, history),
                                    self.slip(states)[1])
 
-    def initial_history(self):
+    def initial_history(self) -> np.ndarray:
         return np.zeros(3)
 
-    def next_history(self, states, t, history):
+    def next_history(self, states: list[BodyState], t: Symbolic | float,
+                     history: Symbolic) -> Symbolic:
         z1, _ = self.bristle_step(history[0], history[1], self.slip(states)[0])
         return ca.vertcat(z1, history[1], history[2])

@@ -22,44 +22,24 @@ and shift within the play.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
 
 from ..checks import as_number, is_number
 from ..joints.base import check_unit
-from ..joints.clearance import ClearanceJoint
 from ..joints.ideal import Cylindrical, Prismatic, Revolute
 from .base import ForceElement, impact_memory
+# the joint coordinate a stop measures, shared with friction
+from .joint_coordinates import (_rotation_xy, coordinate_wrenches, nominal_joint, rotation_rate,
+                                translation_rate)
 
-
-def nominal_joint(joint):
-    """The ideal joint whose free coordinate a joint-coordinate element measures on ``joint``.
-
-    Parameters
-    ----------
-    joint : Joint, ClearanceJoint or PenaltyClearanceJoint
-        An ideal joint (returned as it is), a clearance joint (its nominal ideal joint: same
-        bodies, point and axis) or a penalty clearance joint (that of its ``geometry``).
-        Anything else is returned as it is (the element's validation refuses it).
-
-    Returns
-    -------
-    Joint or object
-
-    Examples
-    --------
-    >>> import nlpdyn as nd
-    >>> s = nd.System()
-    >>> bar = s.add_body("bar", 1.0, (1e-3, 0.1, 0.1), position=(0.5, 0, 0))
-    >>> pin = nd.RevoluteClearance(s.ground, bar, (0, 0, 0), (0, 1, 0), 0.01, 1e-4, 0.02, 1e-4)
-    >>> hinge = nominal_joint(pin)
-    >>> type(hinge).__name__, hinge.axis.tolist(), hinge.child is bar
-    ('Revolute', [0.0, 1.0, 0.0], True)
-    """
-    geometry = getattr(joint, "geometry", joint)      # a penalty joint's clearance joint
-    if isinstance(geometry, ClearanceJoint) and geometry.nominal is not None:
-        return geometry._nominal()
-    return joint
+if TYPE_CHECKING:
+    from ..body import BodyState
+    from ..joints.base import BilateralConstraint
+    from .._typing import Law1D, Symbolic, Wrench
+    from .law_base import ContactLaw
 
 
 def _law_problems(owner, law):
@@ -80,7 +60,8 @@ class _JointStop(ForceElement):
     joint_types: tuple = ()     # ideal joints; clearance joints count by their nominal joint
     unit = "m"
 
-    def __init__(self, joint, lower, upper, law, name=None):
+    def __init__(self, joint: BilateralConstraint | ForceElement, lower: float, upper: float,
+                 law: ContactLaw, name: str | None = None) -> None:
         self.joint = joint
         self.lower, self.upper = as_number(lower), as_number(upper)
         self.law = law
@@ -110,7 +91,7 @@ class _JointStop(ForceElement):
     def damping_step(self, value):
         self._damping_step = value
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         ideal = self.ideal_joint
         if not isinstance(ideal, self.joint_types):
@@ -133,8 +114,33 @@ class _JointStop(ForceElement):
         return out
 
     # ------------------------------------------------------------------ coordinate
-    def coordinate(self, states):
-        """The joint coordinate s (m or rad), CasADi scalar."""
+    def coordinate(self, states: list[BodyState]) -> Symbolic:
+        """The joint coordinate s (m or rad), 0 in the initial configuration.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> float(stop.coordinate(states))
+        0.012
+        """
         raise NotImplementedError
 
     def _rate_and_direction(self, states):
@@ -142,20 +148,95 @@ class _JointStop(ForceElement):
         point) applied to the child, global (the parent takes the opposite)."""
         raise NotImplementedError
 
-    def penetrations(self, states):
-        """[lower - s, s - upper], CasADi column (2, 1); > 0 beyond a stop."""
+    def penetrations(self, states: list[BodyState]) -> Symbolic:
+        """[lower - s, s - upper]; > 0 beyond a stop.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+
+        Returns
+        -------
+        casadi column, shape (2, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> stop.penetrations(states).full().ravel().round(12).tolist()
+        [-0.022, 0.002]
+        """
         s = self.coordinate(states)
         return ca.vertcat(self.lower - s, s - self.upper)
 
-    def penetration_rates(self, states):
-        """d/dt of :meth:`penetrations`, CasADi column (2, 1)."""
+    def penetration_rates(self, states: list[BodyState]) -> Symbolic:
+        """d/dt of :meth:`penetrations`.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+
+        Returns
+        -------
+        casadi column, shape (2, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> stop.penetration_rates(states).full().ravel().tolist()
+        [-0.1, 0.1]
+        """
         rate = self._rate_and_direction(states)[0]
         return ca.vertcat(-rate, rate)
 
-    def stop_forces(self, states, history=None):
-        """[lower, upper] stop force (N) or moment (N m) magnitudes >= 0, CasADi column (2, 1).
+    def stop_forces(self, states: list[BodyState], history: Symbolic | None = None) -> Symbolic:
+        """[lower, upper] stop force (N) or moment (N m) magnitudes >= 0.
 
-        ``history``: the impact velocities [lower, upper] (only for laws that need them)."""
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+        history : casadi column, shape (2, 1), optional
+            The impact velocities [lower, upper] (only for laws that need them).
+
+        Returns
+        -------
+        casadi column, shape (2, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> stop.stop_forces(states).full().ravel().round(6).tolist()     # 1e6 (2e-3)^1.5
+        [0.0, 89.442719]
+        """
         delta, rate = self.penetrations(states), self.penetration_rates(states)
         if history is None:
             history = ca.DM.zeros(2)
@@ -168,29 +249,92 @@ class _JointStop(ForceElement):
             out.append(ca.if_else(delta[k] > 0, ca.fmax(f, 0), 0))
         return ca.vertcat(*out)
 
-    def generalized_force(self, states, history=None):
-        """F = f_lower - f_upper: the load along +s on the child (N or N m)."""
+    def generalized_force(self, states: list[BodyState],
+                          history: Symbolic | None = None) -> Symbolic:
+        """F = f_lower - f_upper: the load along +s on the child (N or N m).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+        history : casadi column, shape (2, 1), optional
+            As for :meth:`stop_forces`.
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> round(float(stop.generalized_force(states)), 6)       # pushes back
+        -89.442719
+        """
         f = self.stop_forces(states, history)
         return f[0] - f[1]
 
     # ------------------------------------------------------------------ ForceElement
-    def wrenches(self, states, t, history=None):
+    def wrenches(self, states: list[BodyState], t: Symbolic | float,
+                 history: Symbolic | None = None) -> list[Wrench]:
         return coordinate_wrenches(states, self.generalized_force(states, history),
                                    self._rate_and_direction(states)[1])
 
-    def initial_history(self):
+    def initial_history(self) -> np.ndarray:
         return np.zeros(self.history_size)
 
-    def start_history(self, states, t, history):
+    def start_history(self, states: list[BodyState], t: Symbolic | float,
+                      history: Symbolic) -> Symbolic:
         return self.next_history(states, t, history)
 
-    def next_history(self, states, t, history):
+    def next_history(self, states: list[BodyState], t: Symbolic | float,
+                     history: Symbolic) -> Symbolic:
         delta, rate = self.penetrations(states), self.penetration_rates(states)
         return ca.vertcat(*[impact_memory(delta[k], rate[k], history[k]) for k in range(2)])
 
-    def potential_terms(self, states, t, history=None):
+    def potential_terms(self, states: list[BodyState], t: Symbolic | float,
+                        history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:
         """[(s, V)]: V(s) = law.elastic_potential of the penetration beyond either stop (with
-        each stop's remembered impact speed, for laws that need it)."""
+        each stop's remembered impact speed, for laws that need it).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+        t : float or casadi.SX
+            Time (unused).
+        history : casadi column, shape (2, 1), optional
+            The element's memory (impact speeds).
+
+        Returns
+        -------
+        list of (casadi scalar, callable)
+            One pair: the coordinate and the energy stored at it.
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> [(c, V)] = stop.potential_terms(states, 0.0)
+        >>> round(float(V(c)), 9)                              # 1e6 (2e-3)^2.5 / 2.5
+        0.071554175
+        """
         law, lower, upper = self.law, self.lower, self.upper
         v_imp = [None, None] if not self.history_size or history is None else [history[0],
                                                                                 history[1]]
@@ -239,8 +383,33 @@ class TranslationStop(_JointStop):
     kind = "translation stop"
     joint_types = (Prismatic, Cylindrical)
 
-    def displacement(self, states):
-        """s (m), CasADi scalar."""
+    def displacement(self, states: list[BodyState]) -> Symbolic:
+        """s (m): the translation along the joint axis (the class docstring).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> s = nd.System()
+        >>> b = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> slide = s.add_joint(nd.Prismatic(s.ground, b, (0, 0, 0), (1, 0, 0)))
+        >>> stop = TranslationStop(slide, -0.01, 0.01, nd.Hertz(1e6, 1.5))
+        >>> moved = BodyState(b, ca.DM([0.012, 0, 0]), ca.DM([1, 0, 0, 0]), ca.DM([0.1, 0, 0]),
+        ...                   ca.DM.zeros(3))
+        >>> states = [ground_state(s.ground), moved]     # 2 mm beyond the upper stop
+        >>> float(stop.displacement(states))
+        0.012
+        """
         sp, sc = states
         joint = self.ideal_joint
         return ca.dot(sc.point(joint.point) - sp.point(joint.point), sp.vector(joint.axis))
@@ -299,8 +468,34 @@ class RotationStop(_JointStop):
     joint_types = (Revolute, Cylindrical)
     unit = "rad"
 
-    def angle(self, states):
-        """theta (rad), CasADi scalar."""
+    def angle(self, states: list[BodyState]) -> Symbolic:
+        """theta (rad): the rotation about the joint axis (the class docstring).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [parent, child] of the joint.
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> w = s.add_body("wheel", 1.0, (0.01, 0.01, 0.01))
+        >>> hinge = s.add_joint(nd.Revolute(s.ground, w, (0, 0, 0), (0, 0, 1)))
+        >>> stop = RotationStop(hinge, -0.05, 0.05, nd.Hertz(50.0, 1.0))
+        >>> turned = BodyState(w, ca.DM.zeros(3), ca.DM(from_axis_angle((0, 0, 1), 0.1)),
+        ...                    ca.DM.zeros(3), ca.DM([0, 0, 2.0]))
+        >>> states = [ground_state(s.ground), turned]    # 0.1 rad, turning at 2 rad/s
+        >>> round(float(stop.angle(states)), 12)
+        0.1
+        """
         x, y, *_ = _rotation_xy(self.ideal_joint, states)
         return ca.atan2(y, x)
 
@@ -309,59 +504,10 @@ class RotationStop(_JointStop):
     def _rate_and_direction(self, states):
         return rotation_rate(self.ideal_joint, states)
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         if is_number(self.lower) and is_number(self.upper) and \
                 (self.lower <= -np.pi or self.upper >= np.pi):
             out.append(f"{self.label}: limits must lie in (-pi, pi) rad, got "
                        f"[{self.lower}, {self.upper}]")
         return out
-
-
-# ---------------------------------------------------------------- a joint's free coordinate
-def translation_rate(joint, states):
-    """(ds/dt, action) of the translation s = (x_c - x_p) . a_p along ``joint``'s axis (x_p,
-    x_c the parent's and child's material points that start at the joint point, a_p the
-    axis carried by the parent): action = (force direction, moment direction, point) of a
-    unit generalised force along s on the child, global (the parent takes the opposite)."""
-    sp, sc = states
-    xp, xc = sp.point(joint.point), sc.point(joint.point)
-    a = sp.vector(joint.axis)
-    wp, wc = sp.A @ sp.w, sc.A @ sc.w
-    vp = sp.rdot + ca.cross(wp, xp - sp.r)          # parent's point x_p
-    vc = sc.rdot + ca.cross(wc, xc - sc.r)          # child's point x_c
-    # d/dt ((x_c - x_p) . a_p), a_p turning with the parent
-    rate = ca.dot(vc - vp - ca.cross(wp, xc - xp), a)
-    return rate, (a, ca.DM.zeros(3), xc)
-
-
-def _rotation_xy(joint, states):
-    sp, sc = states
-    f, g, _ = joint._frames()
-    fp, gp, fc = sp.vector(f), sp.vector(g), sc.vector(f)
-    return ca.dot(fp, fc), ca.dot(gp, fc), fp, gp, fc
-
-
-def rotation_rate(joint, states):
-    """(d theta/dt, action) of the rotation theta about ``joint``'s axis (see
-    :class:`RotationStop`), action as in :func:`translation_rate`."""
-    sp, sc = states
-    x, y, fp, gp, fc = _rotation_xy(joint, states)
-    n = ca.cross(fc, x * gp - y * fp) / (x**2 + y**2)
-    rate = ca.dot(sc.A @ sc.w - sp.A @ sp.w, n)
-    return rate, (ca.DM.zeros(3), n, sc.r)
-
-
-def coordinate_wrenches(states, F, action):
-    """(f, n') per body of the generalised force F along a joint coordinate with ``action``
-    (:func:`translation_rate`): +F on the child, -F on the parent."""
-    force, moment, x = action
-    out = []
-    for state, sign in zip(states, (-1.0, 1.0)):
-        if state.body.is_ground:
-            out.append((ca.DM.zeros(3), ca.DM.zeros(3)))
-            continue
-        f = sign * F * force
-        n = ca.cross(state.A.T @ (x - state.r), state.A.T @ f) + state.A.T @ (sign * F * moment)
-        out.append((f, n))
-    return out

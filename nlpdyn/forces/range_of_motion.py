@@ -58,21 +58,26 @@ body and, reversed, on the reference body (the action-reaction pair of section 3
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
 
-from ..checks import as_number, as_vector, number_problems, show
+from ..checks import as_number, as_vector, number_problems
 from ..joints.base import check_unit
 from .base import ForceElement, moment_wrench
+# the cone's surface in the joint frame (its data, spline and closest point)
+from .cone_surface import (GRID_POINTS, INTERPOLATIONS, NEWTON_STEPS, TWO_PI,  # noqa: F401
+                           ConeSurface)
 
-TWO_PI = 2 * np.pi
-INTERPOLATIONS = ("spline", "ellipse")
-GRID_POINTS = 120          # generators sampled to start the closest-point search (3 deg apart)
-NEWTON_STEPS = 8           # safeguarded Newton steps from the best grid generator
+if TYPE_CHECKING:
+    from ..body import BodyState, Ground, RigidBody
+    from .._typing import ArrayLike, Law1D, Symbolic, Wrench
+
 PERPENDICULAR_TOL = 1e-9
 
 
-class RangeOfMotionCone(ForceElement):
+class RangeOfMotionCone(ConeSurface, ForceElement):
     """Circumduction cone limiting the motion of ``moving`` relative to ``reference``.
 
     Parameters
@@ -130,9 +135,10 @@ class RangeOfMotionCone(ForceElement):
     evaluation = "explicit"
     is_contact = True
 
-    def __init__(self, reference, moving, xi_axis, eta_axis, moving_axis, longitudes,
-                 max_latitudes, delta_sigma, max_moment, damping, interpolation="spline",
-                 name=None):
+    def __init__(self, reference: RigidBody | Ground, moving: RigidBody, xi_axis: ArrayLike,
+                 eta_axis: ArrayLike, moving_axis: ArrayLike, longitudes: ArrayLike,
+                 max_latitudes: ArrayLike, delta_sigma: float, max_moment: float,
+                 damping: float, interpolation: str = "spline", name: str | None = None) -> None:
         self.reference, self.moving = reference, moving
         self.bodies = (reference, moving)
         self.xi_axis = as_vector(xi_axis)
@@ -148,7 +154,7 @@ class RangeOfMotionCone(ForceElement):
         self._cache = {}
 
     # ------------------------------------------------------------------ validation
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         unit = []
         for label, vec in (("xi_axis", self.xi_axis), ("eta_axis", self.eta_axis),
@@ -166,208 +172,218 @@ class RangeOfMotionCone(ForceElement):
                                    f"finite and {rule}")
         return out
 
-    def _cone_problems(self):
-        out = []
-        psi, sig = self.longitudes, self.max_latitudes
-        if self.interpolation not in INTERPOLATIONS:
-            out.append(f"{self.label}: interpolation must be one of {INTERPOLATIONS}, "
-                       f"got {self.interpolation!r}")
-        tables = [(name, value) for name, value in (("longitudes", psi), ("max_latitudes", sig))
-                  if not isinstance(value, np.ndarray)]
-        if tables:
-            out += [f"{self.label}: {name} must be numbers (rad), got {show(value)}"
-                    for name, value in tables]
-            return out
-        if psi.size != sig.size or psi.size < 2:
-            out.append(f"{self.label}: longitudes and max_latitudes must have the same length "
-                       f">= 2, got {psi.size} and {sig.size}")
-            return out
-        if not (np.all(np.isfinite(psi)) and np.all(np.isfinite(sig))):
-            out.append(f"{self.label}: longitudes and max_latitudes must be finite")
-            return out
-        if np.any(np.diff(psi) <= 0) or abs(psi[0]) > 1e-12 or abs(psi[-1] - TWO_PI) > 1e-9:
-            out.append(f"{self.label}: longitudes must increase strictly from 0 to 2 pi rad "
-                       f"(exactly one turn), got {np.round(psi, 6).tolist()}")
-        if np.any(sig <= 0) or np.any(sig >= np.pi):
-            out.append(f"{self.label}: max_latitudes must lie in (0, pi) rad, got "
-                       f"{np.round(sig, 6).tolist()}")
-        if sig[0] != sig[-1]:
-            out.append(f"{self.label}: the max latitude at 0 and at 2 pi must be the same "
-                       f"(the cone closes), got {sig[0]!r} and {sig[-1]!r}")
-        if self.interpolation == "ellipse" and (
-                psi.size != 5 or not np.allclose(psi, np.arange(5) * np.pi / 2, rtol=0, atol=1e-9)):
-            out.append(f"{self.label}: interpolation 'ellipse' needs exactly the five quadrant "
-                       "longitudes 0, pi/2, pi, 3 pi/2, 2 pi (use 'spline' for others)")
-        return out
-
-    def _require_valid_cone(self):
-        problems = self._cone_problems()
-        if problems:
-            raise ValueError("; ".join(problems))
-
-    def _cached(self, name, build):
-        """build() once per cone: the cache is dropped when the cone's data changes."""
-        self._require_valid_cone()
-        key = (self.interpolation, self.longitudes.tobytes(), self.max_latitudes.tobytes())
-        if self._cache.get("key") != key:
-            self._cache = {"key": key}
-        if name not in self._cache:
-            self._cache[name] = build()
-        return self._cache[name]
-
-    # ------------------------------------------------------------------ the cone
-    def _spline(self):
-        from scipy.interpolate import CubicSpline   # 0.35 s to import: only cones need it
-        return self._cached("spline", lambda: CubicSpline(self.longitudes, self.max_latitudes,
-                                                          bc_type="periodic"))
-
-    def _semi_axes(self):
-        s = self.max_latitudes
-        return s[0], s[1], s[2], s[3]          # a1 (0), b1 (90), a2 (180), b2 (270 deg)
-
-    def max_latitude(self, longitude):
-        """sigma_max (rad) at ``longitude`` (rad, any real value: taken modulo 2 pi).
-
-        numpy arrays give numpy arrays of the same shape; CasADi expressions give the
-        expression (a piecewise cubic or the quarter ellipses)."""
-        if isinstance(longitude, (ca.SX, ca.MX)):
-            return self._max_latitude_casadi(_wrap(longitude))
-        self._require_valid_cone()
-        psi = np.mod(np.asarray(longitude, dtype=float), TWO_PI)
-        if self.interpolation == "spline":
-            return self._spline()(psi)
-        a1, b1, a2, b2 = self._semi_axes()
-        a = np.where((psi < np.pi / 2) | (psi >= 1.5 * np.pi), a1, a2)
-        b = np.where(psi < np.pi, b1, b2)
-        return a * b / np.sqrt(b**2 * np.cos(psi) ** 2 + a**2 * np.sin(psi) ** 2)
-
-    def _max_latitude_casadi(self, psi):
-        """sigma_max of a longitude already in [0, 2 pi)."""
-        self._require_valid_cone()
-        if self.interpolation == "ellipse":
-            a1, b1, a2, b2 = self._semi_axes()
-            a = ca.if_else(ca.logic_or(psi < np.pi / 2, psi >= 1.5 * np.pi), a1, a2)
-            b = ca.if_else(psi < np.pi, b1, b2)
-            return a * b / ca.sqrt(b**2 * ca.cos(psi) ** 2 + a**2 * ca.sin(psi) ** 2)
-        sp = self._spline()
-        knots, coeffs = sp.x, sp.c              # coeffs[m, k]: power 3 - m on [knots[k], knots[k+1])
-        value = 0
-        for k in range(len(knots) - 1):
-            d = psi - knots[k]
-            piece = ((coeffs[0, k] * d + coeffs[1, k]) * d + coeffs[2, k]) * d + coeffs[3, k]
-            value = piece if k == 0 else ca.if_else(psi >= knots[k], piece, value)
-        return value
-
-    def _generator(self):
-        """Function psi -> (c, c', c''): the unit generator of the cone surface at longitude
-        psi in the joint frame (eq. 22 with G = 1) and its derivatives (t_psi = G c')."""
-        def build():
-            psi = ca.SX.sym("psi")
-            s = self._max_latitude_casadi(_wrap(psi))
-            c = ca.vertcat(ca.cos(psi) * ca.sin(s), ca.sin(psi) * ca.sin(s), ca.cos(s))
-            dc = ca.jacobian(c, psi)
-            d2c = ca.jacobian(dc, psi)
-            f = ca.Function("rom_generator", [psi], [c, dc, d2c], ["psi"], ["c", "dc", "d2c"])
-            assert not f.has_free()
-            return f
-        return self._cached("generator", build)
-
-    def closest_point(self, u):
-        """The cone point B closest to the unit vector ``u`` (joint frame, CasADi 3-vector):
-        (psi_B in [0, 2 pi), the unit generator c(psi_B), the unit normal n at B (pointing
-        into the cone)). psi_B maximises c(psi) . u (eq. 31 with G = c . u)."""
-        gen = self._generator()
-        grid = np.arange(GRID_POINTS) * TWO_PI / GRID_POINTS
-        sig = self.max_latitude(grid)
-        cones = np.column_stack([np.cos(grid) * np.sin(sig), np.sin(grid) * np.sin(sig), np.cos(sig)])
-        f = [ca.dot(ca.DM(c), u) for c in cones]
-        # Start from the grid peak whose parabola through its neighbours is highest: comparing
-        # interpolated peak heights, not sampled values, picks the right one of two nearly
-        # equal maxima (u near the axis of a lobed cone) down to O(grid^4) differences.
-        best_f, psi = -np.inf, grid[0]
-        step_max = TWO_PI / GRID_POINTS
-        for k in range(GRID_POINTS):
-            fm, f0, fp = f[k - 1], f[k], f[(k + 1) % GRID_POINTS]
-            curvature = ca.fmin(fm - 2 * f0 + fp, -1e-300)
-            height = f0 - (fp - fm) ** 2 / (8 * curvature)
-            peak = ca.logic_and(f0 >= fm, f0 > fp)
-            better = ca.logic_and(peak, height > best_f)
-            best_f = ca.if_else(better, height, best_f)
-            psi = ca.if_else(better, grid[k] + step_max * (fm - fp) / (2 * curvature), psi)
-        for _ in range(NEWTON_STEPS):
-            _, dc, d2c = gen(psi)
-            df, d2f = ca.dot(dc, u), ca.dot(d2c, u)
-            # Newton on df = 0 where f is concave, an uphill step otherwise; never more than
-            # one grid spacing, so the search stays at the maximum it started next to
-            step = ca.if_else(d2f < 0, -df / ca.fmin(d2f, -1e-300), ca.sign(df) * step_max)
-            psi = psi + ca.fmin(ca.fmax(step, -step_max), step_max)
-        psi = _wrap(psi)
-        c, dc, _ = gen(psi)
-        n = ca.cross(c, dc)
-        return psi, c, n / ca.norm_2(n)
-
-    def cone_function(self) -> ca.Function:
-        """Named CasADi function of u'' (u_r in the joint frame, unit, 3) with outputs
-        ``kappa``, ``psi_A``, ``sigma_A``, ``psi_B``, ``c_B`` (unit generator through B),
-        ``n`` (normal at B) and ``direction`` (c_B x n, the unit direction of the restricting
-        moment on the moving body, joint frame)."""
-        def build():
-            u = ca.SX.sym("u", 3)
-            out = self._penetration(u)
-            names = ["kappa", "psi_A", "sigma_A", "psi_B", "c_B", "n", "direction"]
-            f = ca.Function("rom_cone", [u], list(out), ["u"], names)
-            assert not f.has_free()
-            return f
-        return self._cached("cone", build)
-
-    def _penetration(self, u):
-        psi_a = _wrap(ca.atan2(u[1], u[0]))
-        sigma_a = ca.atan2(ca.sqrt(u[0] ** 2 + u[1] ** 2), u[2])
-        psi_b, c_b, n = self.closest_point(u)
-        outside = sigma_a > self._max_latitude_casadi(psi_a)
-        angle = ca.atan2(ca.norm_2(ca.cross(u, c_b)), ca.dot(u, c_b))
-        kappa = ca.if_else(outside, angle, 0)
-        # u lies in the plane of c_B and n (eq. 31), so u x n = cos(kappa) c_B x n: the
-        # seed's direction, normalised, and still defined where u x n vanishes (kappa = 90 deg)
-        direction = ca.cross(c_b, n)
-        return kappa, psi_a, sigma_a, psi_b, c_b, n, direction
-
     # ------------------------------------------------------------------ kinematics
-    def joint_frame(self, states):
-        """3x3 CasADi matrix [u_xi, u_eta, u_zeta] (global columns) of the current joint frame."""
+    def joint_frame(self, states: list[BodyState]) -> Symbolic:
+        """[u_xi, u_eta, u_zeta] (global columns) of the current joint frame.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [reference, moving].
+
+        Returns
+        -------
+        casadi matrix, shape (3, 3)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> cone.joint_frame(states).full().tolist()
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+        """
         sr, _ = states
         xi = sr.vector(self.xi_axis)
         eta = sr.vector(self.eta_axis)
         return ca.horzcat(xi, eta, ca.cross(xi, eta))
 
-    def joint_vector(self, states):
-        """u_r'' = B^T A_ref^T u_r: u_r in the joint frame (eq. 5), CasADi 3-vector."""
+    def joint_vector(self, states: list[BodyState]) -> Symbolic:
+        """u_r'' = B^T A_ref^T u_r: u_r in the joint frame (eq. 5).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [reference, moving].
+
+        Returns
+        -------
+        casadi column, shape (3, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> cone.joint_vector(states).full().ravel().round(6).tolist()   # (0, -sin, cos) 40 deg
+        [0.0, -0.642788, 0.766044]
+        """
         _, sm = states
         return self.joint_frame(states).T @ sm.vector(self.moving_axis)
 
-    def penetration(self, states):
-        """kappa (rad): the angle between u_r and the cone surface outside the cone, 0 inside."""
+    def penetration(self, states: list[BodyState]) -> Symbolic:
+        """kappa (rad): the angle between u_r and the cone surface outside the cone, 0 inside.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [reference, moving].
+
+        Returns
+        -------
+        casadi scalar
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> round(float(np.degrees(float(cone.penetration(states)))), 9)
+        10.0
+        """
         return self._penetration(self.joint_vector(states))[0]
 
-    def restricting_moment(self, states):
-        """m_mr (eq. 32) on the moving body, global, CasADi 3-vector."""
+    def restricting_moment(self, states: list[BodyState]) -> Symbolic:
+        """m_mr (eq. 32) on the moving body, global.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [reference, moving].
+
+        Returns
+        -------
+        casadi column, shape (3, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> cone.restricting_moment(states).full().ravel().round(9).tolist()   # halfway: m_p / 2
+        [-100.0, 0.0, 0.0]
+        """
         kappa, *_, direction = self._penetration(self.joint_vector(states))
         x = ca.fmin(kappa / self.delta_sigma, 1)
         return self.joint_frame(states) @ (self.max_moment * (3 * x**2 - 2 * x**3) * direction)
 
-    def dissipative_moment(self, states):
-        """m_d = -j (w_moving - w_reference) (eqs. 34-35) on the moving body, global."""
+    def dissipative_moment(self, states: list[BodyState]) -> Symbolic:
+        """m_d = -j (w_moving - w_reference) (eqs. 34-35) on the moving body, global.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [reference, moving].
+
+        Returns
+        -------
+        casadi column, shape (3, 1)
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> float(cone.dissipative_moment(states)[0])
+        -0.5
+        """
         sr, sm = states
         return -self.damping * (sm.angular_velocity_global() - sr.angular_velocity_global())
 
-    def wrenches(self, states, t, history=None):
+    def wrenches(self, states: list[BodyState], t: Symbolic | float,
+                 history: Symbolic | None = None) -> list[Wrench]:
         sr, sm = states
         moment = self.restricting_moment(states) + self.dissipative_moment(states)
         return [moment_wrench(sr, -moment), moment_wrench(sm, moment)]
 
-    def potential_terms(self, states, t, history=None):
+    def potential_terms(self, states: list[BodyState], t: Symbolic | float,
+                        history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:
         """[(kappa, V(kappa))]: V the integral of the restricting moment's magnitude over
-        kappa, whose gradient the moment is (module docstring)."""
+        kappa, whose gradient the moment is (module docstring).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            [reference, moving].
+        t : float or casadi.SX
+            Time (unused).
+        history : casadi column, optional
+            Unused (the cone has no memory).
+
+        Returns
+        -------
+        list of (casadi scalar, callable)
+            One pair: kappa and the energy stored at it.
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> [(kappa, V)] = cone.potential_terms(states, 0.0)
+        >>> round(float(V(kappa)), 6)          # m_p w (x^3 - x^4 / 2), x = 1/2, w = 20 deg
+        6.544985
+        """
         m_p, width = self.max_moment, self.delta_sigma
 
         def stored(kappa):
@@ -376,7 +392,8 @@ class RangeOfMotionCone(ForceElement):
         return [(self.penetration(states), stored)]
 
     # ------------------------------------------------------------------ numpy helpers
-    def latitude_longitude(self, A_reference, A_moving):
+    def latitude_longitude(self, A_reference: ArrayLike | None,
+                           A_moving: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Latitude sigma and longitude psi (rad) of u_r, for plotting (seed Fig. 18b).
 
         Parameters
@@ -389,6 +406,26 @@ class RangeOfMotionCone(ForceElement):
         -------
         latitude, longitude : ndarray, shape (n,)
             sigma in [0, pi] and psi in [0, 2 pi).
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import BodyState, ground_state
+        >>> from nlpdyn.rotations import from_axis_angle
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (0.01, 0.01, 0.01))
+        >>> cone = RangeOfMotionCone(s.ground, bar, (1, 0, 0), (0, 1, 0), (0, 0, 1),
+        ...                          np.radians([0, 90, 180, 270, 360]), np.radians([30] * 5),
+        ...                          np.radians(20), 200.0, 1.0)
+        >>> p = from_axis_angle((1, 0, 0), np.radians(40))
+        >>> tilted = BodyState(bar, ca.DM.zeros(3), ca.DM(p), ca.DM.zeros(3), ca.DM([0.5, 0, 0]))
+        >>> states = [ground_state(s.ground), tilted]      # 40 deg off the axis: 10 deg out
+        >>> from nlpdyn.rotations import rotation_matrix
+        >>> lat, lon = cone.latitude_longitude(None, rotation_matrix(p))
+        >>> np.degrees(lat).round(9).tolist(), np.degrees(lon).round(9).tolist()
+        ([40.0], [270.0])
         """
         A_m = np.asarray(A_moving, dtype=float).reshape(-1, 3, 3)
         A_r = (np.broadcast_to(np.eye(3), A_m.shape) if A_reference is None
@@ -398,8 +435,3 @@ class RangeOfMotionCone(ForceElement):
         u = A_m @ self.moving.local_vector(self.moving_axis)
         x, y, z = (np.einsum("ni,ni->n", e, u) for e in (xi, eta, np.cross(xi, eta)))
         return np.arctan2(np.hypot(x, y), z), np.mod(np.arctan2(y, x), TWO_PI)
-
-
-def _wrap(psi):
-    """Longitude in [0, 2 pi)."""
-    return psi - TWO_PI * ca.floor(psi / TWO_PI)
