@@ -332,33 +332,14 @@ class Result:
         :data:`STALE_AGE` s), never the file of a writer still running. ``__meta__`` holds
         the metadata as strict JSON: non-finite floats as ``{"__float__": "nan" | "inf" | "-inf"}``, tuples as
         lists.
+
+        Examples
+        --------
+        >>> path = res.save("run")                                    # doctest: +SKIP
+        >>> path.name                                                 # doctest: +SKIP
+        'run.npz'
         """
-        return result_io.write(path, self._arrays(), self._meta())
-
-    def _arrays(self) -> dict:
-        """Every array, by its key in the file."""
-        arrays = {"t": self.t, "q": self.q, "v": self.v, "h": self.h, "energy": self.energy,
-                  "kinetic_energy": self.kinetic_energy, "potential_energy": self.potential_energy,
-                  "mu": self.mu, "lam": self.lam, "gaps": self.gaps}
-        for f in fields(StepStats):
-            arrays["stats__" + f.name] = getattr(self.stats, f.name)
-        for prefix, named in (("wrench__", self.wrenches), ("cpoint__", self.contact_points),
-                              ("cforce__", self.contact_vectors), ("ework__", self.element_work),
-                              ("epot__", self.element_potential), ("ledger__", self.ledger),
-                              ("memory__", self.memory), ("friction__", self.friction),
-                              ("cfric__", self.friction_vectors)):
-            arrays.update({prefix + name: a for name, a in named.items()})
-        if self.reaction_q is not None:
-            arrays["reaction_q"] = self.reaction_q
-        return arrays
-
-    def _meta(self) -> dict:
-        """Everything else, for ``__meta__``."""
-        return {"format": FORMAT, "version": FORMAT_VERSION, "body_names": self.body_names,
-                "constraint_rows": self.constraint_rows, "force_elements": self.force_elements,
-                "gap_rows": self.gap_rows, "success": self.success, "status": self.status,
-                "message": self.message, "initial_projection": self.initial_projection,
-                "info": self.info}
+        return result_io.write(self, path)
 
     @classmethod
     def load(cls, path) -> "Result":
@@ -386,6 +367,12 @@ class Result:
             message names the file and lists every problem found, each with its key. A file
             without a format version (saved before nlpdyn had one) is read as version 0
             when it passes the same checks.
+
+        Examples
+        --------
+        >>> back = nd.Result.load("run.npz")                          # doctest: +SKIP
+        >>> bool((back.q == res.q).all())                             # doctest: +SKIP
+        True
         """
         arrays, meta = result_io.read(path)
 
@@ -405,7 +392,19 @@ class Result:
 
     # ------------------------------------------------------------------ display
     def summary(self) -> str:
-        """A short human-readable account of the run."""
+        """A short human-readable account of the run.
+
+        Returns
+        -------
+        str
+            How the run ended, its time span and steps, wall time, residuals, contact, error
+            control, compiled functions, energy and warnings, one line each.
+
+        Examples
+        --------
+        >>> print(res.summary())                                      # doctest: +SKIP
+        success: reached t_end
+        """
         return result_summary.summary(self)
 
     def __repr__(self):

@@ -66,27 +66,31 @@ def _write_atomically(target: Path, write) -> Path:
     return target
 
 
-def write(path, arrays: dict, meta: dict) -> Path:
-    """Write a result's ``arrays`` (key in the file -> array) and ``meta`` (the rest, for
-    ``__meta__``) to ``path`` after checking that they read back; see
+def write(res, path) -> Path:
+    """Write the result ``res`` to ``path`` after checking that it reads back; see
     :meth:`nlpdyn.Result.save`, which documents what is raised and how the file is written.
 
     Parameters
     ----------
+    res : Result
+        The run.
     path : str or path-like
         The file; ``.npz`` is appended unless the name ends with it.
-    arrays, meta : dict
-        ``Result._arrays()`` and ``Result._meta()``.
 
     Returns
     -------
     pathlib.Path
         The file written.
+
+    Examples
+    --------
+    >>> write(res, "run")                                         # doctest: +SKIP
+    PosixPath('run.npz')
     """
     target = _npz_path(path)
-    arrays = {key: np.asarray(a) for key, a in arrays.items()}
+    arrays = {key: np.asarray(a) for key, a in _arrays(res).items()}
     unsaveable = []
-    meta = {k: _encode(v, k, unsaveable) for k, v in meta.items()}
+    meta = {k: _encode(v, k, unsaveable) for k, v in _meta(res).items()}
     if unsaveable:
         raise ValueError("cannot save the metadata:\n  - " + "\n  - ".join(unsaveable))
     text = json.dumps(meta, allow_nan=False)
@@ -95,6 +99,33 @@ def write(path, arrays: dict, meta: dict) -> Path:
         raise ResultFileError(target, problems, "cannot be written from this result")
     return _write_atomically(
         target, lambda file: np.savez_compressed(file, __meta__=np.array(text), **arrays))
+
+
+def _arrays(res) -> dict:
+    """Every array of the result ``res``, by its key in the file."""
+    arrays = {"t": res.t, "q": res.q, "v": res.v, "h": res.h, "energy": res.energy,
+              "kinetic_energy": res.kinetic_energy, "potential_energy": res.potential_energy,
+              "mu": res.mu, "lam": res.lam, "gaps": res.gaps}
+    for f in fields(StepStats):
+        arrays["stats__" + f.name] = getattr(res.stats, f.name)
+    for prefix, named in (("wrench__", res.wrenches), ("cpoint__", res.contact_points),
+                          ("cforce__", res.contact_vectors), ("ework__", res.element_work),
+                          ("epot__", res.element_potential), ("ledger__", res.ledger),
+                          ("memory__", res.memory), ("friction__", res.friction),
+                          ("cfric__", res.friction_vectors)):
+        arrays.update({prefix + name: a for name, a in named.items()})
+    if res.reaction_q is not None:
+        arrays["reaction_q"] = res.reaction_q
+    return arrays
+
+
+def _meta(res) -> dict:
+    """Everything else of ``res``, for ``__meta__``."""
+    return {"format": FORMAT, "version": FORMAT_VERSION, "body_names": res.body_names,
+            "constraint_rows": res.constraint_rows, "force_elements": res.force_elements,
+            "gap_rows": res.gap_rows, "success": res.success, "status": res.status,
+            "message": res.message, "initial_projection": res.initial_projection,
+            "info": res.info}
 
 
 def read(path) -> tuple[dict, dict]:
@@ -112,6 +143,12 @@ def read(path) -> tuple[dict, dict]:
         Key in the file -> array, ``__meta__`` left out.
     meta : dict
         ``__meta__`` parsed.
+
+    Examples
+    --------
+    >>> arrays, meta = read("run.npz")                            # doctest: +SKIP
+    >>> meta["format"], arrays["t"].shape                         # doctest: +SKIP
+    ('nlpdyn-result', (101,))
     """
     path = _npz_path(path)
     with open(path, "rb") as file:

@@ -35,7 +35,25 @@ def _joint_frames(res, data):
 
 
 def joint_modes(res, name: str) -> dict:
-    """Mode vectors of joint ``name`` of ``res``: :meth:`nlpdyn.Result.joint_modes`."""
+    """Mode vectors of joint ``name`` of ``res``: :meth:`nlpdyn.Result.joint_modes`.
+
+    Parameters
+    ----------
+    res : Result
+        The run.
+    name : str
+        The joint.
+
+    Returns
+    -------
+    dict
+        As :meth:`nlpdyn.Result.joint_modes`.
+
+    Examples
+    --------
+    >>> joint_modes(res, "pivot")["free"].shape                   # doctest: +SKIP
+    (6, 1)
+    """
     from .joints.modes import JointModes
     data = _joint_data(res, name)
     free = np.array(data["free"], dtype=float).reshape(6, -1)
@@ -57,7 +75,26 @@ def joint_modes(res, name: str) -> dict:
 
 def joint_forces(res, name: str, applied=()) -> dict:
     """The interaction across joint ``name`` of ``res`` split along its modes:
-    :meth:`nlpdyn.Result.joint_forces`."""
+    :meth:`nlpdyn.Result.joint_forces`.
+
+    Parameters
+    ----------
+    res : Result
+        The run.
+    name : str
+        The joint.
+    applied : sequence of str
+        Force elements acting on the joint's child whose wrenches count.
+
+    Returns
+    -------
+    dict
+        As :meth:`nlpdyn.Result.joint_forces`.
+
+    Examples
+    --------
+    >>> joint_forces(res, "pivot", applied=["motor"])["applied"]  # doctest: +SKIP
+    """
     from .joints.modes import split
     data = _joint_data(res, name)
     E, R_child = _joint_frames(res, data)

@@ -5,7 +5,23 @@ import numpy as np
 
 
 def summary(res) -> str:
-    """A short human-readable account of the run ``res``: :meth:`nlpdyn.Result.summary`."""
+    """A short human-readable account of the run ``res``: :meth:`nlpdyn.Result.summary`.
+
+    Parameters
+    ----------
+    res : Result
+        The run.
+
+    Returns
+    -------
+    str
+        One line per topic.
+
+    Examples
+    --------
+    >>> print(summary(res))                                       # doctest: +SKIP
+    success: reached t_end
+    """
     s = res.stats.summary()
     # counters over every step (the stats arrays hold the kept steps only)
     s.update({k: v for k, v in res.info.get("run", {}).items() if k in s or k == "min_gap"})
