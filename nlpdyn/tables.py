@@ -167,7 +167,7 @@ class Table(pd.DataFrame):
 
     def __getattr__(self, name):
         if not name.startswith("_") and name not in self.columns:
-            if name == "t" and self.index.name == "t" or self._current(name, warn=False) != name:
+            if self._is_time(name) or self._current(name, warn=False) != name:
                 return self._get(name)
         return super().__getattr__(name)
 
@@ -233,8 +233,9 @@ def _gap_labels(res, name, n) -> list:
         return list(_GAPS[kind])
     if kind == "prismatic clearance joint" and n % 4 == 0:
         vertices = n // 4
-        return [f"gap of vertex {k // 2 % vertices} at the {('front', 'back')[k // (2 * vertices)]} "
-                f"face, off the plane of its {('previous', 'next')[k % 2]} edge" for k in range(n)]
+        face, edge = ("front", "back"), ("previous", "next")
+        return [f"gap of vertex {k // 2 % vertices} at the {face[k // (2 * vertices)]} face, "
+                f"off the plane of its {edge[k % 2]} edge" for k in range(n)]
     return [f"gap {k}" for k in range(n)]
 
 
@@ -266,8 +267,8 @@ def columns(res) -> dict:
 
     def put(name, quantities, array, unit, what):
         for k, quantity in enumerate(quantities):
-            out[f"{quantity}:{name}"] = (array[:, k], unit, what.format(k=k, c=quantity[-1],
-                                                                        name=name))
+            line = what.replace("{k}", str(k)).replace("{c}", quantity[-1])
+            out[f"{quantity}:{name}"] = (array[:, k], unit, line.replace("{name}", name))
 
     for body in res.body_names:
         put(body, XYZ, res.position(body), "m", "centre of mass of {name}, global {c}")
@@ -442,8 +443,9 @@ def to_csv_text(table) -> str:
 
     def header(name):
         return f"{name} [{units[name]}]" if name in units else str(name)
+    index = table.index.name
     return table.to_csv(header=[header(c) for c in table.columns],
-                        index_label=header(table.index.name))
+                        index_label=None if index is None else header(index))
 
 
 def read_csv(path) -> Table:
