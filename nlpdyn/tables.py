@@ -13,51 +13,50 @@ The columns of :meth:`~nlpdyn.Result.to_dataframe` (``<body>``: every body, ``<j
 every ideal joint, driver, programmed constraint and clearance joint, ``<element>``: every
 force element):
 
-=======================================  ======  ============================================
-column                                   unit    what it is
-=======================================  ======  ============================================
-``h``                                    s       the step that ended at this row's time (NaN
-                                                 in row 0)
-``total``                                J       mechanical energy (``Result.energy``):
-                                                 kinetic + potential (+ the ledger's
-                                                 ``carried``)
-``kinetic``                              J       kinetic energy of the bodies
-``potential``                            J       potential energy: ``gravity`` and every
-                                                 ``stored:``
-``x:<body>``, ``y:``, ``z:``             m       centre of mass, global (``Result.position``)
-``q0:<body>``, ``q1:``, ``q2:``, ``q3:`` \-      Euler parameters, body to global
-                                                 (``Result.orientation``)
-``vx:<body>``, ``vy:``, ``vz:``          m/s     centre-of-mass velocity, global
-                                                 (``Result.velocity``)
-``wx:<body>``, ``wy:``, ``wz:``          rad/s   angular velocity, body frame
-                                                 (``Result.angular_velocity``)
-``Fx:<joint>``, ``Fy:``, ``Fz:``         N       reaction force on the joint's child, global,
-                                                 in the step ending at the row
-                                                 (``Result.reaction_force``)
-``Mx:<joint>``, ``My:``, ``Mz:``         N m     its moment about the joint point
-                                                 (``Result.reaction_torque``)
-``mu0:<joint>``, ``mu1:``, ...           N, N m  Lagrange multiplier of the element's
-                                                 equation k (``Result.multipliers``): N for
-                                                 a position equation (m), N m for an
-                                                 orientation or angle equation
-``gap0:<joint>``, ``gap1:``, ...         m       a clearance joint's gap k, true (nonlinear);
-                                                 < 0: penetration (``Result.gap``)
-``lam0:<joint>``, ``lam1:``, ...         N       the normal contact force at gap k in the
-                                                 step ending at the row, 0 in row 0
-                                                 (``Result.contact_force``)
-``Fx:<element>``, ``Fy:``, ``Fz:``       N       a force element's force on its last body,
-                                                 global (``Result.applied_force``)
-``Mx:<element>``, ``My:``, ``Mz:``       N m     its moment about that body's centre of mass
-                                                 (``Result.applied_torque``)
-``element_work:<element>``               J       work of the element on the bodies since
-                                                 t[0], conservative part included
-                                                 (``Result.element_work``)
-``stored:<element>``                     J       energy stored in the element
-                                                 (``Result.element_potential``)
-``gravity``                              J       gravitational potential energy (gravity's
-                                                 stored energy; gravity has
-                                                 ``element_work:gravity`` too)
-=======================================  ======  ============================================
+========================================  ======  ==============================================
+column                                    unit    what it is
+========================================  ======  ==============================================
+``h``                                     s       the step that ended at this row's time (NaN in
+                                                  row 0)
+``total``                                 J       mechanical energy (``Result.energy``): kinetic
+                                                  + potential (+ the ledger's ``carried``)
+``kinetic``                               J       kinetic energy of the bodies
+``potential``                             J       potential energy: ``gravity`` and every
+                                                  ``stored:``
+``x:<body>``, ``y:``, ``z:``              m       centre of mass, global (``Result.position``)
+``q0:<body>``, ``q1:``, ``q2:``, ``q3:``  ``-``   Euler parameters, body to global
+                                                  (``Result.orientation``)
+``vx:<body>``, ``vy:``, ``vz:``           m/s     centre-of-mass velocity, global
+                                                  (``Result.velocity``)
+``wx:<body>``, ``wy:``, ``wz:``           rad/s   angular velocity, body frame
+                                                  (``Result.angular_velocity``)
+``Fx:<joint>``, ``Fy:``, ``Fz:``          N       reaction force on the joint's child, global,
+                                                  in the step ending at the row
+                                                  (``Result.reaction_force``)
+``Mx:<joint>``, ``My:``, ``Mz:``          N m     its moment about the joint point
+                                                  (``Result.reaction_torque``)
+``mu0:<joint>``, ``mu1:``, ...            N, N m  Lagrange multiplier of the element's equation
+                                                  k (``Result.multipliers``): N for a position
+                                                  equation (m), N m for an orientation or angle
+                                                  equation
+``gap0:<joint>``, ``gap1:``, ...          m       a clearance joint's gap k, true (nonlinear),
+                                                  negative in penetration (``Result.gap``)
+``lam0:<joint>``, ``lam1:``, ...          N       the normal contact force at gap k in the step
+                                                  ending at the row, 0 in row 0
+                                                  (``Result.contact_force``)
+``Fx:<element>``, ``Fy:``, ``Fz:``        N       a force element's force on its last body,
+                                                  global (``Result.applied_force``)
+``Mx:<element>``, ``My:``, ``Mz:``        N m     its moment about that body's centre of mass
+                                                  (``Result.applied_torque``)
+``element_work:<element>``                J       work of the element on the bodies since t[0],
+                                                  conservative part included
+                                                  (``Result.element_work``)
+``stored:<element>``                      J       energy stored in the element
+                                                  (``Result.element_potential``)
+``gravity``                               J       gravitational potential energy (gravity's
+                                                  stored energy; gravity has
+                                                  ``element_work:gravity`` too)
+========================================  ======  ==============================================
 
 The gaps of each clearance joint, in order: cylindrical, the radial gaps at bore ends 1 and 2;
 revolute, those and the axial gaps at faces 1 and 2; spherical, the one radial gap; prismatic
