@@ -156,9 +156,9 @@ fig, axes = plt.subplots(1, 2, figsize=(13, 4), sharey=False, constrained_layout
 for ax, contact in zip(axes, ("cone", "end_normal")):
     res = nd.simulate(cp.build(), t_end=T_CASE, h=1e-3, contact=contact, progress=False)
     ledger = res.energy_ledger()
-    ax.plot(ledger.t, ledger.total - ledger.total[0], "k", label="total - total[0]")
+    ax.plot(ledger.index, ledger.total - ledger.total[0], "k", label="total - total[0]")
     for col in ("impact:pin", "contact:pin", "residual"):
-        ax.plot(ledger.t, ledger[col], label=col)
+        ax.plot(ledger.index, ledger[col], label=col)
     ax.set(xlabel="t [s]", ylabel="[J]", title=f'contact="{contact}", h = 1e-3')
     ax.legend(fontsize="small")
     print(f"{contact}: final ledger row\n{ledger.iloc[-1].to_string()}\n")

@@ -179,9 +179,9 @@ for ax, (label, res) in zip(axes.ravel(), clearance_runs):
     ledger = res.energy_ledger()
     name = next(iter(res.gap_rows))
     for column in ("impact", "contact"):
-        ax.plot(ledger.t, ledger[f"{column}:{name}"], label=column)
-    ax.plot(ledger.t, ledger.residual, label="residual")
-    ax.plot(ledger.t, ledger.total - ledger.total[0], "k", lw=0.8, label="total change")
+        ax.plot(ledger.index, ledger[f"{column}:{name}"], label=column)
+    ax.plot(ledger.index, ledger.residual, label="residual")
+    ax.plot(ledger.index, ledger.total - ledger.total[0], "k", lw=0.8, label="total change")
     ax.set(title=label, xlabel="t [s]", ylabel="J")
 axes[0, 0].legend(fontsize=7)
 

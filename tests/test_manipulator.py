@@ -133,4 +133,4 @@ def test_energy_balance_rigid():
     k1, k2 = (int(np.argmin(np.abs(res.t - t))) for t in (1.0, 2.0))
     work = ledger["work:path"].to_numpy()
     assert work[k2] - work[k1] == pytest.approx(gained, rel=1e-3)
-    assert ledger.total[k2] - ledger.total[k1] == pytest.approx(gained, rel=1e-3)
+    assert ledger.total.iloc[k2] - ledger.total.iloc[k1] == pytest.approx(gained, rel=1e-3)

@@ -600,3 +600,38 @@ def test_joint_forces_survive_saving_and_keeping_every_kth_step(scheme, tmp_path
         wrench = run.joint_forces(joint)["wrench"]
         assert np.array_equal(back.joint_forces(joint)["wrench"], wrench)
         assert np.array_equal(thinned.joint_forces(joint)["wrench"], wrench[4::5])
+
+
+def test_names_stay_importable_from_the_result_module():
+    """The file format, the per-step record and the summary live in modules of their own;
+    what was imported from nlpdyn.result still is."""
+    from nlpdyn import result, result_io, result_summary, step_stats
+    from nlpdyn.result import (FORMAT, FORMAT_VERSION, STALE_AGE, _HOST, Result,  # noqa: F401
+                               ResultFileError, StepStats, _largest_changes, _npz_path,
+                               _write_atomically)
+    assert ResultFileError is result_io.ResultFileError and StepStats is step_stats.StepStats
+    assert _largest_changes is result_summary._largest_changes and result.Result is nd.Result
+
+
+def _imports(module) -> set:
+    """The nlpdyn modules ``module`` (a file of nlpdyn/) imports, at any depth of its code."""
+    import ast
+    path = pathlib.Path(nd.__file__).parent / f"{module}.py"
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            out |= {node.module} if node.module else {a.name for a in node.names}
+    return {name.split(".")[0] for name in out}
+
+
+def test_the_result_and_sweep_modules_import_without_a_circle():
+    """result -> result_io, result_joints, result_summary -> step_stats, tables; sweep ->
+    sweep_runner -> stepper: no module imports one that (directly or not) imports it back."""
+    modules = ["result", "result_io", "result_joints", "result_summary", "step_stats",
+               "tables", "sweep", "sweep_runner"]
+    graph = {m: _imports(m) & set(modules) for m in modules}
+
+    def reaches(start, target, seen=()):
+        return any(n == target or (n not in seen and reaches(n, target, (*seen, n)))
+                   for n in graph[start])
+    assert not [m for m in modules if reaches(m, m)]

@@ -366,3 +366,12 @@ def test_builder_and_metrics_of_a_script_run_on_spawned_workers(tmp_path):
                          timeout=300, env={**os.environ, "PYTHONPATH": str(root)})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
+
+
+def test_names_stay_importable_from_the_sweep_module():
+    """The running of the points lives in nlpdyn.sweep_runner; what was imported from
+    nlpdyn.sweep still is."""
+    from nlpdyn import sweep_runner
+    from nlpdyn.sweep import (COLUMNS, GRACE, INTERRUPTED, TABLE_NAME, TIMEOUT,  # noqa: F401
+                              WORKER_DIED, sweep)
+    assert sweep is nd.sweep and TIMEOUT is sweep_runner.TIMEOUT
