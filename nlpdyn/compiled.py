@@ -2,46 +2,31 @@
 elements' memory, built once per set of parameters."""
 from __future__ import annotations
 
+from collections.abc import Sequence, Set as AbstractSet
 from typing import TYPE_CHECKING
 
 import casadi as ca
 import numpy as np
 
 from .body import BodyState, ground_state
-from .checks import ModelError, failure_reason
+from .checks import ModelError
 from .element_rows import ElementRows
-from .element_terms import (contact_coordinates, force_terms, joint_equations,
-                            velocity_constraint_rows)
+from .element_terms import (attempt, contact_coordinates, force_terms, inertia_terms,
+                            joint_equations, symbol_hashes, velocity_constraint_rows)
 from .forces.elements import Gravity
 from .joints.base import Element, gap_law
 from .joints.nonholonomic import VelocityConstraint
 from .rotations import G_matrix
-from .step_forces import energy_consistent, step_forces, step_forces_midpoint
+from .state_checks import NOT_FINITE_HINT, OVERFLOW, initial_problems, state_problems  # noqa: F401
+from .step_forces import (carried_energy, energy_consistent, friction_terms, initial_memory,
+                          recorded_step_forces, recorded_step_forces_midpoint, step_forces,
+                          step_forces_midpoint)
 
 if TYPE_CHECKING:
+    from types import SimpleNamespace
+
+    from ._typing import ArrayLike, Symbolic
     from .system import System
-
-OVERFLOW = 1e150
-"""A force beyond this magnitude (N, N m) is named as the cause of a failed step: the step's
-energies square it past the largest float."""
-
-NOT_FINITE_HINT = ("(a value outside a function's domain, or a math/numpy function applied to "
-                   "a CasADi symbol: use ca.sqrt, ca.exp, ...)")
-
-
-def _hashes(*symbols) -> set[int]:
-    return {x.element_hash() for s in symbols for x in ca.symvar(s)}
-
-
-def _attempt(el, problems, build):
-    """build(), or None with a problem naming ``el`` added to ``problems`` when it fails."""
-    try:
-        return build()
-    except ModelError as err:
-        problems.extend(err.problems)
-    except Exception as err:
-        problems.append(f"{el.label}: building its expressions failed: {failure_reason(err)}")
-    return None
 
 
 class CompiledSystem:
@@ -87,7 +72,8 @@ class CompiledSystem:
     ((5, 1), 0.0)
     """
 
-    def __init__(self, system: System, problems=(), invalid=frozenset()):
+    def __init__(self, system: System, problems: Sequence[str] = (),
+                 invalid: AbstractSet[int] = frozenset()):
         """Build the functions of ``system``. ``problems``: those its validation found (they
         are raised with the ones met here); ``invalid``: ids of the bodies and elements they
         concern, whose expressions are not built."""
@@ -106,7 +92,7 @@ class CompiledSystem:
         q = ca.SX.sym("q", self.nq)
         v = ca.SX.sym("v", self.nv)
         t = ca.SX.sym("t")
-        self._symbols = _hashes(q, v, t)
+        self._symbols = symbol_hashes(q, v, t)
         self._states = {id(system.ground): ground_state(system.ground)}
         for b in bodies:
             k = b.index
@@ -119,13 +105,13 @@ class CompiledSystem:
         velocity_rows = []
         for el in filter(buildable, system.constraints):
             if isinstance(el, VelocityConstraint):
-                built = _attempt(el, problems, lambda: velocity_constraint_rows(self, el, t, v))
+                built = attempt(el, problems, lambda: velocity_constraint_rows(self, el, t, v))
                 if built is None:
                     continue
                 velocity_rows.append((start, *built))
                 expr = ca.SX.zeros(built[1].numel())
             else:
-                expr = _attempt(el, problems, lambda: joint_equations(self, el, t))
+                expr = attempt(el, problems, lambda: joint_equations(self, el, t))
             if expr is None:
                 continue
             rows.append(expr)
@@ -139,7 +125,7 @@ class CompiledSystem:
         coords, self.gap_rows, self.gap_laws, points = [], [], [], []
         n_d = 0
         for el in filter(buildable, system.gaps):
-            built = _attempt(el, problems, lambda: contact_coordinates(self, el))
+            built = attempt(el, problems, lambda: contact_coordinates(self, el))
             if built is None:
                 continue
             pairs, el_points = built
@@ -159,10 +145,10 @@ class CompiledSystem:
         # Gravity is built once the bodies' data is known to be valid.
         elements = [] if problems else [Gravity(bodies, system.gravity)]
         elements += filter(buildable, system.forces)
-        history_sizes = [_attempt(el, problems, lambda: int(el.history_size)) for el in elements]
+        history_sizes = [attempt(el, problems, lambda: int(el.history_size)) for el in elements]
         self.force_elements = [el for el, size in zip(elements, history_sizes) if size is not None]
         z = ca.SX.sym("z", sum(size for size in history_sizes if size is not None))
-        self._symbols |= _hashes(z)
+        self._symbols |= symbol_hashes(z)
         self.n_history = z.numel()
         self.history_rows, z_next, z_start, start = [], [], [], 0
         Q = {"explicit": ca.SX.zeros(self.nv), "in_step": ca.SX.zeros(self.nv)}
@@ -173,7 +159,7 @@ class CompiledSystem:
             if el.history_size:
                 self.history_rows.append(ElementRows(el.name, el, start, start + el.history_size))
                 start += el.history_size
-            built = _attempt(el, problems, lambda: force_terms(self, el, t, memory))
+            built = attempt(el, problems, lambda: force_terms(self, el, t, memory))
             if built is None:
                 continue
             Q_el, V_el, (el_next, el_start), terms = built
@@ -189,21 +175,9 @@ class CompiledSystem:
             raise ModelError(problems)
         # the elements the step program evaluates inside the step (implicit and backward Euler)
         self.implicit_elements = [el.name for el in self.force_elements if el.evaluation != "explicit"]
-        self._friction_terms(t, q, v, z)
-        M = np.zeros((self.nv, self.nv))
-        S = ca.SX.zeros(self.nv)
-        for b in bodies:
-            k = b.index
-            M[6 * k:6 * k + 3, 6 * k:6 * k + 3] = b.mass * np.eye(3)
-            M[6 * k + 3:6 * k + 6, 6 * k + 3:6 * k + 6] = b.inertia
-            w = v[6 * k + 3:6 * k + 6]
-            S[6 * k + 3:6 * k + 6] = ca.cross(w, ca.DM(b.inertia) @ w)
-        self.M = M
-        # M = L L^T block by block (3 x 3: M is block diagonal); scaled velocities y = L^T v
-        self.L = np.zeros_like(M)
-        for i in range(0, self.nv, 3):
-            self.L[i:i + 3, i:i + 3] = np.linalg.cholesky(M[i:i + 3, i:i + 3])
-        kinetic = 0.5 * ca.dot(v, ca.DM(M) @ v)
+        friction_terms(self, t, q, v, z)
+        self.M, self.L, S = inertia_terms(bodies, v)
+        kinetic = 0.5 * ca.dot(v, ca.DM(self.M) @ v)
 
         # Velocity Jacobians: d/dt f(q) = f_q qdot with pdot = 1/2 G(p)^T w'.
         qdot_of_v = self._qdot_of_v(q, v)
@@ -271,17 +245,14 @@ class CompiledSystem:
         once per run (mapped over the steps): without common subexpressions eliminated,
         which would cost more than they save."""
         if self._recorded_step_forces is None:
-            q, v, t, memory = self.q_sym, self.v_sym, self.t_sym, ca.SX.sym("memory", self.n_memory)
-            h = ca.SX.sym("h")
-            q1, v1 = ca.SX.sym("q1", self.nq), ca.SX.sym("v1", self.nv)
-            memory_end = ca.SX.sym("memory_end", self.n_memory)
-            recorded = self.step_forces(t, h, q, v, q1, v1, memory, None, memory_end=memory_end)
-            self._recorded_step_forces = ca.Function(
-                "recorded_step_forces", [t, h, q, v, q1, v1, memory, memory_end],
-                [ca.densify(recorded.Q)], ["t0", "h", "q0", "v0", "q1", "v1", "z0", "z1"], ["Q"])
+            self._recorded_step_forces = recorded_step_forces(self)
         return self._recorded_step_forces
 
-    def step_forces(self, t0, h, q0, v0, q1, v1, memory, T, memory_end=None):
+    def step_forces(self, t0: float | Symbolic, h: float | Symbolic, q0: ArrayLike | Symbolic,
+                    v0: ArrayLike | Symbolic, q1: ArrayLike | Symbolic,
+                    v1: ArrayLike | Symbolic, memory: ArrayLike | Symbolic,
+                    T: Symbolic | None, memory_end: ArrayLike | Symbolic | None = None
+                    ) -> SimpleNamespace:
         """What every force element exerts over a step from (t0, q0, v0) to (t0 + h, q1, v1),
         as a namespace of CasADi expressions:
 
@@ -313,12 +284,44 @@ class CompiledSystem:
           element alone (split: its own work; whole: off by ~ h^2 D M^-1 D / 2).
           ``C``: the carried force; Q_V holds these elements' carried part.
 
-        ``memory`` is the stepper's memory at the start of the step (z, then the carry);
-        ``memory_end``: the memory at the end, whose carry holds this step's G_V (then ``T``
-        is not needed: what a recorded step exerted)."""
+        Parameters
+        ----------
+        t0, h : float or CasADi scalar
+            The step's start time and size (s).
+        q0, v0, q1, v1 : array_like or CasADi column, shapes (nq,), (nv,), (nq,), (nv,)
+            The state at the start and at the end of the step.
+        memory : array_like or CasADi column, shape (n_memory,)
+            The stepper's memory at the start of the step (z, then the carry).
+        T : CasADi matrix or None
+            The step's kinematic map (dq = h (T v1 + c)), used by "implicit" elements;
+            None when there are none or with ``memory_end``.
+        memory_end : array_like or CasADi column, shape (n_memory,), optional
+            The memory at the end, whose carry holds this step's G_V (then ``T`` is not
+            needed: what a recorded step exerted).
+
+        Returns
+        -------
+        types.SimpleNamespace
+            ``Q``, ``Q_V``, ``G_V``, ``D``, ``C``, ``carried``, ``wrenches``, ``tangent``,
+            ``tangent_V`` as above (CasADi expressions, numbers for numbers in).
+
+        Examples
+        --------
+        >>> from problems import chain
+        >>> cs = chain.build(1).compile()          # a rod on a pivot, gravity -y
+        >>> q, v = cs.initial_state()
+        >>> memory = cs.initial_memory(0.0, q, v, 1e-3, 1e-6)
+        >>> cs.step_forces(0.0, 1e-3, q, v, q, v, memory, None).Q    # gravity on the rod
+        DM([0, -9.81, 0, 0, 0, 0])
+        """
         return step_forces(self, t0, h, q0, v0, q1, v1, memory, T, memory_end)
 
-    def step_forces_midpoint(self, t0, h, q0, v0, qm, vf, q1, v1, memory, T):
+    def step_forces_midpoint(self, t0: float | Symbolic, h: float | Symbolic,
+                             q0: ArrayLike | Symbolic, v0: ArrayLike | Symbolic,
+                             qm: ArrayLike | Symbolic, vf: ArrayLike | Symbolic,
+                             q1: ArrayLike | Symbolic, v1: ArrayLike | Symbolic,
+                             memory: ArrayLike | Symbolic, T: Symbolic | None
+                             ) -> SimpleNamespace:
         """What every force element exerts over a midpoint step (``scheme`` "midpoint")
         from (t0, q0, v0) to (t0 + h, q1, v1), drifting through qm, as ``step_forces``'s
         namespace (no carry: ``C`` and ``carried`` are zero):
@@ -331,7 +334,32 @@ class CompiledSystem:
           / 2 (translations) the element's stored energy changes by exactly the work of G_V,
           and D does its own work (to O(h^3) per step where rotations enter T);
           ``tangent``: the force halfway along the chord with the mean velocity, which has
-          the impulse's derivative in v1 to first order."""
+          the impulse's derivative in v1 to first order.
+
+        Parameters
+        ----------
+        t0, h : float or CasADi scalar
+            The step's start time and size (s).
+        q0, v0 : array_like or CasADi column, shapes (nq,), (nv,)
+            The state at the start of the step.
+        qm, vf : array_like or CasADi column, shapes (nq,), (nv,)
+            The midpoint the positions drift to and the velocity predicted there.
+        q1, v1 : array_like or CasADi column, shapes (nq,), (nv,)
+            The state at the end of the step.
+        memory : array_like or CasADi column, shape (n_memory,)
+            The stepper's memory at the start of the step.
+        T : CasADi matrix or None
+            The kinematic map at qm, used by "implicit" elements (None when there are none).
+
+        Examples
+        --------
+        >>> from problems import chain
+        >>> cs = chain.build(1).compile()          # a rod on a pivot, gravity -y
+        >>> q, v = cs.initial_state()
+        >>> memory = cs.initial_memory(0.0, q, v, 1e-3, 1e-6)
+        >>> cs.step_forces_midpoint(0.0, 1e-3, q, v, q, v, q, v, memory, None).Q
+        DM([0, -9.81, 0, 0, 0, 0])
+        """
         return step_forces_midpoint(self, t0, h, q0, v0, qm, vf, q1, v1, memory, T)
 
     @property
@@ -340,16 +368,7 @@ class CompiledSystem:
         n_elements): what every force element exerted over a recorded midpoint step
         (``step_forces_midpoint``), for the result's wrenches."""
         if self._recorded_midpoint is None:
-            q, v, t, memory = self.q_sym, self.v_sym, self.t_sym, ca.SX.sym("memory", self.n_memory)
-            h = ca.SX.sym("h")
-            qm, vf = ca.SX.sym("qm", self.nq), ca.SX.sym("vf", self.nv)
-            q1, v1 = ca.SX.sym("q1", self.nq), ca.SX.sym("v1", self.nv)
-            T = ca.jacobian(self._qdot_of_v(qm, v1), v1)
-            recorded = self.step_forces_midpoint(t, h, q, v, qm, vf, q1, v1, memory, T)
-            self._recorded_midpoint = ca.Function(
-                "recorded_step_forces_midpoint", [t, h, q, v, qm, vf, q1, v1, memory],
-                [ca.densify(recorded.Q)], ["t0", "h", "q0", "v0", "qm", "vf", "q1", "v1", "z0"],
-                ["Q"])
+            self._recorded_midpoint = recorded_step_forces_midpoint(self)
         return self._recorded_midpoint
 
     def _qdot_of_v(self, q, v):
@@ -358,92 +377,95 @@ class CompiledSystem:
                                        0.5 * G_matrix(q[7 * k + 3:7 * k + 7]).T @ v[6 * k + 3:6 * k + 6])
                             for k in range(self.n_bodies)])
 
-    def carried_energy(self, t, q, v, C) -> float:
+    def carried_energy(self, t: float, q: ArrayLike, v: ArrayLike, C: ArrayLike) -> float:
         """The kinetic energy the step velocity ``v`` lacks of the nodal velocity u = v + P
         M^-1 C that the energy-consistent elements' carried impulse ``C`` (on the velocities
         at q) gives: T(u) - T(v), P the projection onto the joints' velocity constraints at
         (q, t) (the carry's share the joints take is no motion). Numbers in, a number out;
-        the stepper computes the same inside each step."""
-        Minv = np.linalg.inv(self.M)
-        dv = Minv @ C
-        if self.n_eq:
-            Pi = np.asarray(self.velocity_jacobian(q, t)).reshape(self.n_eq, self.nv)
-            dv = dv - Minv @ Pi.T @ (np.linalg.pinv(Pi @ Minv @ Pi.T, rcond=1e-12) @ (Pi @ dv))
-        return float(dv @ self.M @ v + 0.5 * dv @ self.M @ dv)
+        the stepper computes the same inside each step.
 
-    def initial_memory(self, t, q, v, h, closed_gap) -> np.ndarray:
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        q, v : array_like, shapes (nq,), (nv,)
+            The state.
+        C : array_like, shape (nv,)
+            The carried impulse (on the velocities).
+
+        Examples
+        --------
+        >>> from problems import chain
+        >>> cs = chain.build(1).compile()          # a rod on a pivot, gravity -y
+        >>> import numpy as np
+        >>> q, v = cs.initial_state()
+        >>> cs.carried_energy(0.0, q, v, np.zeros(cs.nv))
+        0.0
+        """
+        return carried_energy(self, t, q, v, C)
+
+    def initial_memory(self, t: float, q: ArrayLike, v: ArrayLike, h: float,
+                       closed_gap: float) -> np.ndarray:
         """The stepper's memory at a start state (t, q, v) before a step of ``h``: the
         elements' initial memory; for the energy-consistent elements their conservative
         force at that state as the carry (so a mechanism at rest in equilibrium stays at
         rest), with h as the last step's and the energy it carries; per gap whether it is
-        closed (below ``closed_gap``, m) at the start."""
-        memory = np.zeros(self.n_memory)
-        if self.n_history:
-            memory[:self.n_history] = np.asarray(
-                self.history_start(t, q, v, self.initial_history())).ravel()
-        memory[self.contact_slots] = np.asarray(self.gap(q)).ravel() <= closed_gap
-        if self.n_carry:
-            memory[self.carry_h_slot] = h
-            memory[self.carry_h_slot + 2:self.contact_slots[0] if self.n_gap else None] = \
-                np.asarray(self._carry_wrenches(t, q, memory[:self.n_history])).ravel()
-            C = np.asarray(self._carried_impulse(q, memory)).ravel()
-            memory[self.carry_energy_slot] = self.carried_energy(t, q, v, C)
-        return memory
+        closed (below ``closed_gap``, m) at the start: an array (n_memory,).
 
-    def _friction_terms(self, t, q, v, z):
-        """Memory entries the stepper sets in every step (``step_size_slots``: h;
-        ``normal_force_slots``: a joint's normal force), ``friction_normal(q, reaction)``,
-        the normal force of each such element from its joint's reaction on the child (3 x n,
-        global; the joint's column in ``friction_joints`` of the step's joint forces), and
-        ``friction_force(t, q, v, z)``, each one's generalised force along its joint."""
-        rows = [r for r in self.history_rows if hasattr(r.element, "normal_force_slot")]
-        self.friction_rows = rows
-        self.friction_child_is_ground = np.array([r.element.joint.child.is_ground for r in rows],
-                                                 dtype=bool)
-        self.step_size_slots = np.array([r.start + r.element.step_size_slot for r in rows
-                                         if hasattr(r.element, "step_size_slot")], dtype=int)
-        self.normal_force_slots = np.array([r.start + r.element.normal_force_slot for r in rows],
-                                           dtype=int)
-        joint_column = {id(r.element): j for j, r in enumerate(self.constraint_rows)}
-        self.friction_joints = np.array([joint_column[id(r.element.joint)] for r in rows], dtype=int)
-        reaction = ca.SX.sym("reaction", 3, len(rows))
-        f_n = [r.element.normal_force(self.states_of(r.element), reaction[:, j])
-               for j, r in enumerate(rows)]
-        self.friction_normal = ca.Function(
-            "friction_normal", [q, reaction], [ca.vertcat(*f_n) if f_n else ca.SX(0, 1)],
-            ["q", "reaction"], ["f_n"], {"cse": True})
-        forces = [r.element.generalized_force(self.states_of(r.element), z[r.start:r.stop])
-                  for r in rows]
-        self.friction_force = ca.Function(
-            "friction_force", [t, q, v, z], [ca.vertcat(*forces) if forces else ca.SX(0, 1)],
-            ["t", "q", "v", "z"], ["F"], {"cse": True})
+        Parameters
+        ----------
+        t : float
+            Time of the start state (s).
+        q, v : array_like, shapes (nq,), (nv,)
+            The start state.
+        h : float
+            The first step's size (s).
+        closed_gap : float
+            A gap at or below this (m) counts as closed.
+
+        Examples
+        --------
+        >>> from problems import chain
+        >>> cs = chain.build(1).compile()          # a rod on a pivot, gravity -y
+        >>> q, v = cs.initial_state()
+        >>> cs.initial_memory(0.0, q, v, 1e-3, 1e-6).shape   # no memory without such elements
+        (0,)
+        """
+        return initial_memory(self, t, q, v, h, closed_gap)
 
     # ---------------------------------------------------------------- initial state
     def initial_problems(self, t0: float = 0.0) -> list[str]:
         """Every element whose equations, gaps or forces (or the derivatives the stepper
         uses) are not finite at the initial state: t0, the bodies' initial q and v, the
-        elements' initial memory."""
-        q, v = self.initial_state()
-        z = self.initial_history()
-        at = f"not finite at the initial state (t = {t0:g}) {NOT_FINITE_HINT}"
-        out = self._row_problems(t0, q, at)
-        gaps = np.asarray(self.gap(q)).ravel()
-        gap_jac = np.asarray(self.gap_q(q))
-        coord_jac = np.asarray(self.contact_coordinates_q(q))
-        for r in self.gap_rows:
-            coords = slice(self.gap_laws[r.start][0], self.gap_laws[r.stop - 1][1]) if r.size \
-                else slice(0, 0)
-            if not (np.isfinite(gaps[r.start:r.stop]).all() and np.isfinite(gap_jac[r.start:r.stop]).all()
-                    and np.isfinite(coord_jac[coords]).all()):
-                out.append(f"{r.element.label}: gaps or their gradients are not finite at the "
-                           "initial configuration (a norm at 0? write a round gap as "
-                           "(d, radius) in contact_coordinates)")
-        return out + self._force_problems(t0, q, v, z, at)
+        elements' initial memory.
 
-    def state_problems(self, t, q, v, z) -> list[str]:
+        Parameters
+        ----------
+        t0 : float
+            The start time (s).
+
+        Examples
+        --------
+        >>> from problems import chain
+        >>> cs = chain.build(1).compile()          # a rod on a pivot, gravity -y
+        >>> cs.initial_problems()
+        []
+        """
+        return initial_problems(self, t0)
+
+    def state_problems(self, t: float, q: ArrayLike, v: ArrayLike, z: ArrayLike) -> list[str]:
         """Every joint or element whose equations or forces are not finite (or beyond
         OVERFLOW) at time ``t`` and the state (q, v, history z): what a step that met
         non-finite numbers names.
+
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        q, v : array_like, shapes (nq,), (nv,)
+            The state.
+        z : array_like, shape (n_history,)
+            The force elements' memory.
 
         Examples
         --------
@@ -455,54 +477,100 @@ class CompiledSystem:
         >>> cs.state_problems(0.0, *cs.initial_state(), cs.initial_history())
         []
         """
-        at = f"not finite at t = {t:.9g} {NOT_FINITE_HINT}"
-        return self._row_problems(t, q, at) + self._force_problems(t, q, v, z, at)
-
-    def _row_problems(self, t, q, at) -> list[str]:
-        phi = {"equations": np.asarray(self.phi(q, t)),
-               "Jacobian": np.asarray(self.phi_q(q, t)),
-               "time derivative": np.asarray(self.phi_t(q, t))}
-        return [f"{r.element.label}: {', '.join(bad)} {at}" for r in self.constraint_rows
-                if (bad := [name for name, arr in phi.items()
-                            if not np.isfinite(arr[r.start:r.stop]).all()])]
-
-    def _force_problems(self, t, q, v, z, at) -> list[str]:
-        Q = np.asarray(self.element_forces(t, q, v, z))
-        V = np.asarray(self.element_potentials(t, q, z)).ravel()
-        out = []
-        for j, el in enumerate(self.force_elements):
-            bad = [name for name, value in (("force", Q[:, j]), ("potential energy", V[j]))
-                   if not np.isfinite(value).all()]
-            if bad:
-                out.append(f"{el.label}: {', '.join(bad)} {at}")
-            elif np.abs(Q[:, j]).max(initial=0.0) > OVERFLOW:
-                out.append(f"{el.label}: force {np.abs(Q[:, j]).max():.3g} at t = {t:.9g}, "
-                           f"beyond {OVERFLOW:g} (squares overflow)")
-        return out
+        return state_problems(self, t, q, v, z)
 
     # ---------------------------------------------------------------- helpers
-    def gap_of_coordinates(self, d):
-        """The gaps as expressions of the stacked contact coordinates ``d`` (n_coordinates)."""
+    def gap_of_coordinates(self, d: Symbolic) -> Symbolic:
+        """The gaps g(d), a column (n_gap), as expressions of the stacked contact coordinates
+        ``d`` (n_coordinates).
+
+        Parameters
+        ----------
+        d : CasADi column, shape (n_coordinates,)
+            The contact coordinates (``contact_coordinates(q)``'s output).
+
+        Examples
+        --------
+        >>> from problems import chain
+        >>> cs = chain.build(1).compile()          # a rod on a pivot, gravity -y
+        >>> import casadi as ca
+        >>> cs.gap_of_coordinates(ca.SX.sym("d", 0)).shape    # a pendulum has no gaps
+        (0, 1)
+        """
         rows = [gap_law(d[a] if radius is None else d[a:b], radius) for a, b, radius in self.gap_laws]
         return ca.vertcat(*rows) if rows else ca.SX(0, 1)
 
     def states_of(self, el: Element) -> list[BodyState]:
+        """The symbolic states (functions of ``q_sym``, ``v_sym``) of ``el``'s bodies, in its
+        order (ground's is constant).
+
+        Parameters
+        ----------
+        el : Element
+            A joint or force element of the system.
+
+        Examples
+        --------
+        >>> from problems import chain
+        >>> cs = chain.build(1).compile()          # a rod on a pivot, gravity -y
+        >>> ground, child = cs.states_of(cs.system.constraints[0])
+        >>> child.r
+        SX([q_0, q_1, q_2])
+        """
         return [self._states[id(b)] for b in el.bodies]
 
     def initial_history(self) -> np.ndarray:
-        """The force elements' memory at the start (z, stacked in ``history_rows`` order)."""
+        """The force elements' memory at the start (z, shape (n_history,), stacked in
+        ``history_rows`` order).
+
+        Examples
+        --------
+        >>> from problems import chain
+        >>> cs = chain.build(1).compile()          # a rod on a pivot, gravity -y
+        >>> cs.initial_history().shape   # gravity and the joint keep no memory
+        (0,)
+        """
         parts = [np.asarray(r.element.initial_history(), dtype=float).ravel()
                  for r in self.history_rows]
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def initial_state(self) -> tuple[np.ndarray, np.ndarray]:
-        """(q0, v0) from the bodies' initial data."""
+        """(q0, v0) from the bodies' initial data.
+
+        Returns
+        -------
+        q0 : ndarray, shape (7 n_bodies,)
+            [r, p] per body.
+        v0 : ndarray, shape (6 n_bodies,)
+            [rdot (global), w' (body)] per body.
+
+        Examples
+        --------
+        >>> from problems import chain
+        >>> cs = chain.build(1).compile()          # a rod on a pivot, gravity -y
+        >>> q, v = cs.initial_state()
+        >>> q.tolist(), v.tolist()
+        ([0.05, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+        """
         q = np.concatenate([np.r_[b.position, b.orientation] for b in self.bodies])
         v = np.concatenate([np.r_[b.velocity, b.angular_velocity] for b in self.bodies])
         return q, v
 
     def body_slices(self, name: str) -> tuple[slice, slice]:
-        """(q slice, v slice) of the body called ``name``."""
+        """(q slice, v slice) of the body called ``name``: its 7 entries of q, its 6 of v.
+
+        Parameters
+        ----------
+        name : str
+            The body's name.
+
+        Examples
+        --------
+        >>> from problems import chain
+        >>> cs = chain.build(1).compile()          # a rod on a pivot, gravity -y
+        >>> cs.body_slices("link0")
+        (slice(0, 7, None), slice(0, 6, None))
+        """
         b = self.system.body(name)
         k = b.index
         return slice(7 * k, 7 * k + 7), slice(6 * k, 6 * k + 6)

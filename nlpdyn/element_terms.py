@@ -1,12 +1,30 @@
 """Each element's expressions in a compiled system's symbols (joint equations, velocity rows,
-contact coordinates, force terms), checked to hold no symbols but the system's."""
+contact coordinates, force terms), checked to hold no symbols but the system's; the bodies'
+mass matrix and gyroscopic terms."""
 from __future__ import annotations
 
 import casadi as ca
+import numpy as np
 
-from .checks import ModelError, as_number, is_number, show
+from .checks import ModelError, as_number, failure_reason, is_number, show
 from .forces.base import ForceElement
 
+
+
+def symbol_hashes(*symbols) -> set[int]:
+    """The hashes of the CasADi symbols in ``symbols`` (what ``require_own_symbols`` allows)."""
+    return {x.element_hash() for s in symbols for x in ca.symvar(s)}
+
+
+def attempt(el, problems, build):
+    """build(), or None with a problem naming ``el`` added to ``problems`` when it fails."""
+    try:
+        return build()
+    except ModelError as err:
+        problems.extend(err.problems)
+    except Exception as err:
+        problems.append(f"{el.label}: building its expressions failed: {failure_reason(err)}")
+    return None
 
 def joint_equations(cs, el, t):
     """The equations of a joint, driver or programmed constraint ``el`` (a column), their
@@ -89,3 +107,21 @@ def require_own_symbols(cs, el, *exprs):
     if foreign:
         raise ModelError([f"{el.label}: its expressions hold symbols {sorted(foreign)} that "
                           "are not the system's: build them from the states and t passed in"])
+
+
+def inertia_terms(bodies, v):
+    """The mass matrix M (nv x nv, block diagonal), its block-wise Cholesky factor L (M = L
+    L^T; scaled velocities y = L^T v) and the gyroscopic terms S(v) = w' x J w' per body."""
+    nv = 6 * len(bodies)
+    M = np.zeros((nv, nv))
+    S = ca.SX.zeros(nv)
+    for b in bodies:
+        k = b.index
+        M[6 * k:6 * k + 3, 6 * k:6 * k + 3] = b.mass * np.eye(3)
+        M[6 * k + 3:6 * k + 6, 6 * k + 3:6 * k + 6] = b.inertia
+        w = v[6 * k + 3:6 * k + 6]
+        S[6 * k + 3:6 * k + 6] = ca.cross(w, ca.DM(b.inertia) @ w)
+    L = np.zeros_like(M)
+    for i in range(0, nv, 3):
+        L[i:i + 3, i:i + 3] = np.linalg.cholesky(M[i:i + 3, i:i + 3])
+    return M, L, S

@@ -10,10 +10,12 @@ import numpy as np
 
 # the file format and the per-step record live in modules of their own; their names stay
 # importable from here
-from . import result_io, result_joints, result_summary
 from .result_io import (FORMAT, FORMAT_VERSION, STALE_AGE, _HOST, ResultFileError,  # noqa: F401
                         _npz_path, _write_atomically)
+from .result_io import read as _read_file, write as _write_file
+from .result_joints import joint_forces as _joint_forces, joint_modes as _joint_modes
 from .result_summary import _largest_changes  # noqa: F401
+from .result_summary import summary as _summary
 from .step_stats import StepStats
 
 __all__ = ["Result", "ResultFileError", "StepStats", "FORMAT", "FORMAT_VERSION", "STALE_AGE"]
@@ -339,7 +341,7 @@ class Result:
         >>> path.name                                                 # doctest: +SKIP
         'run.npz'
         """
-        return result_io.write(self, path)
+        return _write_file(self, path)
 
     @classmethod
     def load(cls, path) -> "Result":
@@ -374,7 +376,7 @@ class Result:
         >>> bool((back.q == res.q).all())                             # doctest: +SKIP
         True
         """
-        arrays, meta = result_io.read(path)
+        arrays, meta = _read_file(path)
 
         def named(prefix):
             return {k[len(prefix):]: a for k, a in arrays.items() if k.startswith(prefix)}
@@ -405,7 +407,7 @@ class Result:
         >>> print(res.summary())                                      # doctest: +SKIP
         success: reached t_end
         """
-        return result_summary.summary(self)
+        return _summary(self)
 
     def __repr__(self):
         return f"<Result {self.message!r}, {len(self.t)} points>"
@@ -435,7 +437,7 @@ class Result:
         >>> res.joint_modes("pivot")["free"].ravel()                  # doctest: +SKIP
         array([0., 0., 1., 0., 0., 0.])
         """
-        return result_joints.joint_modes(self, name)
+        return _joint_modes(self, name)
 
     def joint_forces(self, name: str, applied=()) -> dict:
         """The interaction across joint ``name`` (ideal, or clearance: its contacts) split
@@ -468,7 +470,7 @@ class Result:
         >>> f = res.joint_forces("pivot", applied=["motor"])             # doctest: +SKIP
         >>> f["applied"][:, 0]       # the motor torque about the axis   # doctest: +SKIP
         """
-        return result_joints.joint_forces(self, name, applied)
+        return _joint_forces(self, name, applied)
 
     # ------------------------------------------------------------------ tables, animation, 3D view
     def to_dataframe(self):

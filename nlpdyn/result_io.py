@@ -11,6 +11,7 @@ import reprlib
 import secrets
 import socket
 import time
+from collections.abc import Iterable
 from dataclasses import fields
 from pathlib import Path
 
@@ -23,13 +24,32 @@ class ResultFileError(ValueError):
     """A result file that cannot be read back faithfully, or a result that cannot be saved so
     that it can; the message names the file and lists every problem found.
 
+    Parameters
+    ----------
+    path : str or path-like
+        The file.
+    problems : iterable of str
+        One line per problem, each starting with the key concerned.
+    what : str
+        What is wrong with the file as a whole, written before the problems.
+
     Attributes
     ----------
     path : pathlib.Path  the file
     problems : list of str  one line per problem, each starting with the key concerned
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> err = nd.ResultFileError("run.npz", ["t: not strictly increasing"])
+    >>> print(err)
+    run.npz: not a readable nlpdyn result file: t: not strictly increasing
+    >>> err.problems
+    ['t: not strictly increasing']
     """
 
-    def __init__(self, path, problems, what="not a readable nlpdyn result file"):
+    def __init__(self, path: str | os.PathLike, problems: Iterable[str],
+                 what: str = "not a readable nlpdyn result file"):
         self.path, self.problems = Path(path), list(problems)
         sep = " " if len(self.problems) == 1 else "\n  - "
         super().__init__(f"{path}: {what}:{sep}{sep.join(self.problems)}")

@@ -48,12 +48,42 @@ class Shape:
     def __post_init__(self):
         self.offset = as_vector(self.offset)
 
-    def problems(self, owner) -> list[str]:
-        """Every problem with the shape's data, each message starting with ``owner``."""
+    def problems(self, owner: str) -> list[str]:
+        """Every problem with the shape's data, each message starting with ``owner``.
+
+        Parameters
+        ----------
+        owner : str
+            Who holds the shape (``"body 'arm'"``), named at the start of every message.
+
+        Returns
+        -------
+        list of str
+            One message per problem; empty when the shape is sound.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> nd.Box(size=(1.0, 0.04, -0.02)).problems("body 'arm'")
+        ["body 'arm': box size must be 3 finite numbers >= 0, got array([ 1.  ,  0.04, -0.02])"]
+        """
         return vector_problems(f"{owner}: {self.kind}", "offset", self.offset)
 
     def to_dict(self) -> dict:
-        """The shape as plain data (stored with a result, so a loaded result still draws)."""
+        """The shape as plain data (stored with a result, so a loaded result still draws).
+
+        Returns
+        -------
+        dict
+            ``"shape"`` (the kind: ``"box"``, ``"cylinder"``, ...), ``"offset"`` and the
+            shape's own dimensions, as lists and floats.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> nd.Sphere(radius=0.02).to_dict()
+        {'shape': 'sphere', 'offset': [0.0, 0.0, 0.0], 'radius': 0.02}
+        """
         return {"shape": self.kind, "offset": self.offset.tolist()}
 
 
@@ -82,14 +112,14 @@ class Box(Shape):
         super().__post_init__()
         self.size = as_vector(self.size)
 
-    def problems(self, owner):
+    def problems(self, owner: str) -> list[str]:
         out = super().problems(owner)
         if not (isinstance(self.size, np.ndarray) and self.size.shape == (3,)
                 and np.all(np.isfinite(self.size)) and np.all(self.size >= 0)):
             out.append(f"{owner}: box size must be 3 finite numbers >= 0, got {self.size!r}")
         return out
 
-    def to_dict(self):
+    def to_dict(self) -> dict:
         return {**super().to_dict(), "size": self.size.tolist()}
 
 
@@ -123,7 +153,7 @@ class Cylinder(Shape):
         self.radius, self.length = as_number(self.radius), as_number(self.length)
         self.axis = as_unit_vector(self.axis, "cylinder", "axis")
 
-    def problems(self, owner):
+    def problems(self, owner: str) -> list[str]:
         out = super().problems(owner)
         for label in ("radius", "length"):
             out += number_problems(f"{owner}: cylinder", label, getattr(self, label), _positive,
@@ -133,7 +163,7 @@ class Cylinder(Shape):
             out.append(f"{owner}: cylinder axis must be a unit vector")
         return out
 
-    def to_dict(self):
+    def to_dict(self) -> dict:
         return {**super().to_dict(), "radius": self.radius, "length": self.length,
                 "axis": self.axis.tolist()}
 
@@ -163,11 +193,11 @@ class Sphere(Shape):
         super().__post_init__()
         self.radius = as_number(self.radius)
 
-    def problems(self, owner):
+    def problems(self, owner: str) -> list[str]:
         return super().problems(owner) + number_problems(f"{owner}: sphere", "radius",
                                                          self.radius, _positive, "> 0")
 
-    def to_dict(self):
+    def to_dict(self) -> dict:
         return {**super().to_dict(), "radius": self.radius}
 
 
@@ -197,10 +227,10 @@ class Link(Shape):
         super().__post_init__()
         self.point = as_vector(self.point)
 
-    def problems(self, owner):
+    def problems(self, owner: str) -> list[str]:
         return super().problems(owner) + vector_problems(f"{owner}: link", "point", self.point)
 
-    def to_dict(self):
+    def to_dict(self) -> dict:
         return {**super().to_dict(), "point": self.point.tolist()}
 
 

@@ -200,3 +200,84 @@ def step_forces_midpoint(cs, t0, h, q0, v0, qm, vf, q1, v1, memory, T):
                                  carried=ca.SX.zeros(cs.nv),
                                  wrenches=_wrenches(cs, zero, q0), tangent=tangent,
                                  tangent_V=QV_chord if cs.consistent else None)
+
+
+def friction_terms(cs, t, q, v, z):
+    """Memory entries the stepper sets in every step (``step_size_slots``: h;
+    ``normal_force_slots``: a joint's normal force), ``friction_normal(q, reaction)``,
+    the normal force of each such element from its joint's reaction on the child (3 x n,
+    global; the joint's column in ``friction_joints`` of the step's joint forces), and
+    ``friction_force(t, q, v, z)``, each one's generalised force along its joint."""
+    rows = [r for r in cs.history_rows if hasattr(r.element, "normal_force_slot")]
+    cs.friction_rows = rows
+    cs.friction_child_is_ground = np.array([r.element.joint.child.is_ground for r in rows],
+                                           dtype=bool)
+    cs.step_size_slots = np.array([r.start + r.element.step_size_slot for r in rows
+                                   if hasattr(r.element, "step_size_slot")], dtype=int)
+    cs.normal_force_slots = np.array([r.start + r.element.normal_force_slot for r in rows],
+                                     dtype=int)
+    joint_column = {id(r.element): j for j, r in enumerate(cs.constraint_rows)}
+    cs.friction_joints = np.array([joint_column[id(r.element.joint)] for r in rows], dtype=int)
+    reaction = ca.SX.sym("reaction", 3, len(rows))
+    f_n = [r.element.normal_force(cs.states_of(r.element), reaction[:, j])
+           for j, r in enumerate(rows)]
+    cs.friction_normal = ca.Function(
+        "friction_normal", [q, reaction], [ca.vertcat(*f_n) if f_n else ca.SX(0, 1)],
+        ["q", "reaction"], ["f_n"], {"cse": True})
+    forces = [r.element.generalized_force(cs.states_of(r.element), z[r.start:r.stop])
+              for r in rows]
+    cs.friction_force = ca.Function(
+        "friction_force", [t, q, v, z], [ca.vertcat(*forces) if forces else ca.SX(0, 1)],
+        ["t", "q", "v", "z"], ["F"], {"cse": True})
+
+
+def recorded_step_forces(cs) -> ca.Function:
+    """``cs.recorded_step_forces``: ``step_forces`` with the memory at both ends."""
+    q, v, t, memory = cs.q_sym, cs.v_sym, cs.t_sym, ca.SX.sym("memory", cs.n_memory)
+    h = ca.SX.sym("h")
+    q1, v1 = ca.SX.sym("q1", cs.nq), ca.SX.sym("v1", cs.nv)
+    memory_end = ca.SX.sym("memory_end", cs.n_memory)
+    recorded = cs.step_forces(t, h, q, v, q1, v1, memory, None, memory_end=memory_end)
+    return ca.Function(
+        "recorded_step_forces", [t, h, q, v, q1, v1, memory, memory_end],
+        [ca.densify(recorded.Q)], ["t0", "h", "q0", "v0", "q1", "v1", "z0", "z1"], ["Q"])
+
+
+def recorded_step_forces_midpoint(cs) -> ca.Function:
+    """``cs.recorded_step_forces_midpoint``: ``step_forces_midpoint`` as a function."""
+    q, v, t, memory = cs.q_sym, cs.v_sym, cs.t_sym, ca.SX.sym("memory", cs.n_memory)
+    h = ca.SX.sym("h")
+    qm, vf = ca.SX.sym("qm", cs.nq), ca.SX.sym("vf", cs.nv)
+    q1, v1 = ca.SX.sym("q1", cs.nq), ca.SX.sym("v1", cs.nv)
+    T = ca.jacobian(cs._qdot_of_v(qm, v1), v1)
+    recorded = cs.step_forces_midpoint(t, h, q, v, qm, vf, q1, v1, memory, T)
+    return ca.Function(
+        "recorded_step_forces_midpoint", [t, h, q, v, qm, vf, q1, v1, memory],
+        [ca.densify(recorded.Q)], ["t0", "h", "q0", "v0", "qm", "vf", "q1", "v1", "z0"],
+        ["Q"])
+
+
+def carried_energy(cs, t, q, v, C) -> float:
+    """``cs.carried_energy(t, q, v, C)``: T(u) - T(v), u = v + P M^-1 C."""
+    Minv = np.linalg.inv(cs.M)
+    dv = Minv @ C
+    if cs.n_eq:
+        Pi = np.asarray(cs.velocity_jacobian(q, t)).reshape(cs.n_eq, cs.nv)
+        dv = dv - Minv @ Pi.T @ (np.linalg.pinv(Pi @ Minv @ Pi.T, rcond=1e-12) @ (Pi @ dv))
+    return float(dv @ cs.M @ v + 0.5 * dv @ cs.M @ dv)
+
+
+def initial_memory(cs, t, q, v, h, closed_gap) -> np.ndarray:
+    """``cs.initial_memory(t, q, v, h, closed_gap)``: z, the carry, the gaps' flags."""
+    memory = np.zeros(cs.n_memory)
+    if cs.n_history:
+        memory[:cs.n_history] = np.asarray(
+            cs.history_start(t, q, v, cs.initial_history())).ravel()
+    memory[cs.contact_slots] = np.asarray(cs.gap(q)).ravel() <= closed_gap
+    if cs.n_carry:
+        memory[cs.carry_h_slot] = h
+        memory[cs.carry_h_slot + 2:cs.contact_slots[0] if cs.n_gap else None] = \
+            np.asarray(cs._carry_wrenches(t, q, memory[:cs.n_history])).ravel()
+        C = np.asarray(cs._carried_impulse(q, memory)).ravel()
+        memory[cs.carry_energy_slot] = cs.carried_energy(t, q, v, C)
+    return memory

@@ -10,6 +10,16 @@ import numpy as np
 class StepStats:
     """Per-step record, each array of shape (n_steps,), aligned with ``Result.t[1:]``.
 
+    Parameters
+    ----------
+    solver, status, contact_scheme : ndarray of str, shape (n_steps,)
+    iterations, retries, gap_iterations : ndarray of int, shape (n_steps,)
+    contact_changed, contact_fallback : ndarray of bool, shape (n_steps,)
+    wall_time, eom_residual, constraint_violation, norm_error : ndarray, shape (n_steps,)
+    min_gap, complementarity, projection_change, contact_error : ndarray, shape (n_steps,)
+    projection_energy : ndarray, shape (n_steps,)
+        The attributes above, each empty by default (a run of no steps).
+
     Attributes
     ----------
     solver : str array      which solver produced the accepted step ("direct", "qpoases", "ipopt", ...)
@@ -33,6 +43,15 @@ class StepStats:
                             conditions (m): penetration, open gaps carrying force, and the
                             last iteration's change of the end position
     projection_energy       potential energy changed by the post-step projection (J)
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+    >>> stats = nd.simulate(s, t_end=0.003, h=1e-3).stats
+    >>> stats.n_steps, stats.retries.tolist()
+    (3, [0, 0, 0])
     """
 
     solver: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype="U16"))
@@ -58,7 +77,21 @@ class StepStats:
         return len(self.wall_time)
 
     def summary(self) -> dict:
-        """Counters over the run: steps, retries, iterations, wall time (median, p90, total)."""
+        """Counters over the run: steps, retries, iterations, wall time (median, p90, total).
+
+        Returns
+        -------
+        dict
+            ``"n_steps"``, ``"n_retried_steps"``, iteration counts, wall times, the largest
+            residuals and contact errors, and the steps per solver; only ``"n_steps"`` for a
+            run of no steps.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> nd.StepStats().summary()
+        {'n_steps': 0}
+        """
         n = self.n_steps
         if n == 0:
             return {"n_steps": 0}

@@ -22,7 +22,28 @@ TIME_SCHEMES = ("euler", "midpoint")
 @dataclass
 class StepperSettings:
     """Options of the time stepper. Defaults are the measured best (the documentation's
-    pages guide/stepping and guide/performance)."""
+    pages guide/stepping and guide/performance).
+
+    Parameters
+    ----------
+    **fields
+        One keyword per attribute below (``step_control``, ``rtol``, ``scheme``, ``solver``,
+        ``gap_tol``, ...), each described where it is declared; every one has a default.
+        The values are checked on construction: a :class:`~nlpdyn.ModelError` names every
+        invalid one at once. What depends on the model and the step size is checked when a
+        :class:`~nlpdyn.Stepper` starts.
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> settings = nd.StepperSettings(scheme="midpoint", solver="direct")
+    >>> settings.scheme, settings.step_control is None
+    ('midpoint', True)
+    >>> nd.StepperSettings(rtol=2.0)
+    Traceback (most recent call last):
+    ...
+    nlpdyn.checks.ModelError: ...rtol must be None or a number in (0, 1), got 2.0...
+    """
 
     step_control: str | None = None
     """"fixed" (h constant), "nlp" (the seed's scheme: h a bounded NLP variable, IPOPT),

@@ -3,11 +3,16 @@ translation, prescribed as functions of t (kinematic excitations of the joint's 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import casadi as ca
 import numpy as np
 
 from .ideal import Cylindrical, Joint, Prismatic, Revolute, _dot, _Driver
+
+if TYPE_CHECKING:
+    from .._typing import Symbolic
+    from ..body import BodyState
 
 
 class RotationDriver(_Driver):
@@ -47,7 +52,7 @@ class RotationDriver(_Driver):
     def __init__(self, joint: Joint, angle: float | Callable, name: str | None = None):
         super().__init__(joint, angle, name)
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         sp, sc = states
         f, g, _ = self.joint._frames()
         fc = sc.vector(f)
@@ -89,7 +94,7 @@ class TranslationDriver(_Driver):
     def __init__(self, joint: Joint, displacement: float | Callable, name: str | None = None):
         super().__init__(joint, displacement, name)
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         sp, sc = states
         pp, pc = self.joint._points(sp, sc)
         return _dot(pc - pp, sp.vector(self.joint.axis)) - self.motion_at(t)

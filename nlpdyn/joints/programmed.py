@@ -1,12 +1,18 @@
 """Programmed constraints: Phi(q, t) = 0 written by the user with CasADi expressions."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from ..checks import as_vector, call_user_function, signature_problems, vector_problems
 from .base import BilateralConstraint
+
+if TYPE_CHECKING:
+    from .._typing import Symbolic
+    from ..body import BodyState, RigidBody
 
 
 class Programmed(BilateralConstraint):
@@ -43,7 +49,7 @@ class Programmed(BilateralConstraint):
 
     kind = "programmed constraint"
 
-    def __init__(self, bodies, equations: Callable, name: str | None = None,
+    def __init__(self, bodies: RigidBody | Sequence[RigidBody], equations: Callable, name: str | None = None,
                  point: ArrayLike | None = None):
         try:
             self.bodies = tuple(bodies)
@@ -54,7 +60,7 @@ class Programmed(BilateralConstraint):
         self._point = None if point is None else as_vector(point)
         self.n_equations = None  # known once the system evaluates the expression
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         out += signature_problems(self.label, "equations", self._fun,
                                   ["t"] + [f"state{k + 1}" for k in range(len(self.bodies))])
@@ -62,8 +68,8 @@ class Programmed(BilateralConstraint):
             out += vector_problems(self.label, "point", self._point)
         return out
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         return call_user_function(self.label, "equations", self._fun, (t, *states))
 
-    def reaction_point(self):
+    def reaction_point(self) -> np.ndarray | None:
         return self._point
