@@ -38,12 +38,34 @@ root_doc = "index"
 # --- API reference: one page per public name of nlpdyn.__all__ -----------------------------
 autosummary_generate = True
 autosummary_imported_members = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+# no default "inherited-members" here: it would override the class template's (SHOW_INHERITED_FROM)
+autodoc_default_options = {"members": True}
 autodoc_typehints = "none"             # numpydoc's Parameters sections say the types
 autoclass_content = "class"
 numpydoc_show_class_members = False    # the class page lists its members through autodoc
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
+
+# Bases a class page shows the public members of, as if the class declared them: a base that
+# holds part of a public class's own interface (split out of it) but has no page of its own.
+# Other inherited members stay on their base's page (or undocumented: ``Element``'s name and
+# label on every element page would drown each page's own members).
+SHOW_INHERITED_FROM = {"ConeSurface"}
+
+
+def _inherited_from(names, shown):
+    """{class name: the ``:inherited-members:`` value that keeps the members of the bases in
+    ``shown`` and drops every other base's} for the classes of ``names`` with such a base."""
+    out = {}
+    for name in names:
+        cls = getattr(nlpdyn, name)
+        mro = getattr(cls, "__mro__", ())[1:]
+        if any(base.__name__ in shown for base in mro):
+            out[name] = ", ".join(b.__name__ for b in mro if b.__name__ not in shown)
+    return out
+
+
+autosummary_context = {"inherited_from": _inherited_from(nlpdyn.__all__, SHOW_INHERITED_FROM)}
 
 # --- Markdown pages (README's sections, docs/CASES.md, docs/FORMULATION.md) -----------------
 myst_enable_extensions = ["colon_fence"]
@@ -104,5 +126,20 @@ def _docstring_for_docs(app, what, name, obj, options, lines):
             literal_indent = indent
 
 
+def _public_bases(app, name, obj, options, bases):
+    """"Bases:" names public classes only: a private base (``Stepper``'s mixins, a driver's
+    ``_Driver``) is replaced by its own bases, recursively; ``object`` when none is left."""
+    public = []
+    todo = list(bases)
+    while todo:
+        base = todo.pop(0)
+        if getattr(base, "__name__", "").startswith("_"):
+            todo[:0] = [b for b in base.__bases__ if b is not object]
+        elif base not in public:
+            public.append(base)
+    bases[:] = public or [object]
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _docstring_for_docs, priority=100)
+    app.connect("autodoc-process-bases", _public_bases)
