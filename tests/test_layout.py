@@ -6,6 +6,7 @@ too (a deferred import hides a circle from the interpreter, not from a reader); 
 """
 import ast
 import graphlib
+import re
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,34 @@ def test_no_import_cycle():
         graphlib.TopologicalSorter(import_graph()).prepare()
     except graphlib.CycleError as err:
         pytest.fail(f"nlpdyn's modules import one another in a circle: {' -> '.join(err.args[1])}")
+
+
+MAP_LINE = re.compile(r"^\s*((?:\w+/)*\w+\.py)\s", re.M)
+
+
+def _module_map(text: str) -> list[str]:
+    """The dotted names of the modules a module map lists, in its order."""
+    names = []
+    for path in MAP_LINE.findall(text):
+        parts = path[:-3].split("/")
+        names.append(".".join(["nlpdyn", *parts]))
+    return names
+
+
+@pytest.mark.parametrize("where", ["nlpdyn/__init__.py", "docs/development.md"])
+def test_the_module_maps_list_every_module_in_import_order(where):
+    """``nlpdyn/__init__.py``'s docstring and docs/development.md list every module once,
+    one line each, each below every module it imports."""
+    path = PACKAGE.parent / where
+    if not path.is_file():
+        pytest.skip(f"an installed nlpdyn: no {where}")
+    text = nlpdyn.__doc__ if where.endswith(".py") else path.read_text(encoding="utf-8")
+    listed = _module_map(text[text.index("_typing.py") - 4:])
+    modules = {name for name, (_, is_package) in _modules().items() if not is_package}
+    assert sorted(listed) == sorted(modules), (
+        f"missing: {sorted(modules - set(listed))}, not modules: {sorted(set(listed) - modules)}")
+    graph, seen = import_graph(), set()
+    for name in listed:
+        later = {m for m in graph[name] if m in modules} - seen
+        assert not later, f"{where}: {name} imports {sorted(later)}, listed below it"
+        seen.add(name)
