@@ -153,5 +153,15 @@ __all__ = [
     "RangeOfMotionCone",
     "KinematicExcitation", "Screw", "Planar", "PlanarTranslation", "JointModes",
     "VelocityConstraint",
-    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "sweep", "Result", "ResultFileError", "StepStats",
+    "Stepper", "StepperSettings", "StepInfo", "StepFailure", "simulate", "sweep",
+    "Result", "ResultFileError", "StepStats", "read_csv",
 ]
+
+
+def __getattr__(name: str):
+    """``nlpdyn.read_csv``, imported on first use: it needs pandas, which ``import nlpdyn``
+    leaves to the runs that make tables."""
+    if name == "read_csv":
+        from .tables import read_csv
+        return read_csv
+    raise AttributeError(f"module 'nlpdyn' has no attribute {name!r}")

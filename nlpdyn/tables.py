@@ -116,6 +116,7 @@ still work in ``df[name]``, ``df[[names]]`` and ``df.name`` for this release, wi
 """
 from __future__ import annotations
 
+import os
 import re
 import sys
 import warnings
@@ -447,7 +448,7 @@ def to_csv_text(table) -> str:
                         index_label=None if index is None else header(index))
 
 
-def read_csv(path) -> Table:
+def read_csv(path: str | os.PathLike) -> Table:
     """Read a table written by :meth:`~nlpdyn.Result.to_csv` (or :func:`to_csv_text`).
 
     Parameters
@@ -463,7 +464,8 @@ def read_csv(path) -> Table:
 
     Examples
     --------
-    >>> df = read_csv("run.csv")                                  # doctest: +SKIP
+    >>> import nlpdyn as nd
+    >>> df = nd.read_csv("run.csv")                               # doctest: +SKIP
     >>> df.attrs["units"]["x:bar"]                                # doctest: +SKIP
     'm'
     """

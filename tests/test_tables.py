@@ -178,3 +178,11 @@ def test_failed_csv_write_keeps_the_old_file(res, tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         res.to_csv(path)
     assert path.read_text() == "old" and list(tmp_path.iterdir()) == [path]
+
+
+def test_read_csv_is_a_public_name_imported_on_first_use():
+    """``nd.read_csv`` (the results guide's name) is the tables' reader, and ``import nlpdyn``
+    alone still leaves pandas unimported (tests/test_api.py)."""
+    assert "read_csv" in nd.__all__ and nd.read_csv is read_csv
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        nd.no_such_name
