@@ -117,7 +117,7 @@ class ForceElement(Element):
         has its speed). Default: ``history``."""
         return history
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         if self.evaluation not in EVALUATIONS:
             out.append(f"{self.label}: evaluation must be one of {EVALUATIONS}, got {self.evaluation!r}")

@@ -1,6 +1,9 @@
 """Gravity, point loads and linear spring-dampers."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
 from numpy.typing import ArrayLike
@@ -9,6 +12,10 @@ from ..body import RigidBody
 from ..checks import (as_number, as_vector, call_user_function, is_vector, number_problems, show,
                       signature_problems, vector_problems)
 from .base import ForceElement, point_wrench
+
+if TYPE_CHECKING:
+    from .._typing import Symbolic, Wrench
+    from ..body import BodyState
 
 
 def _load(value):
@@ -48,15 +55,17 @@ class Gravity(ForceElement):
 
     kind = "gravity"
 
-    def __init__(self, bodies, g: ArrayLike):
+    def __init__(self, bodies: Sequence[RigidBody], g: ArrayLike):
         self.bodies = tuple(bodies)
         self.g = np.asarray(g, dtype=float)
         self.name = "gravity"
 
-    def wrenches(self, states, t, history=None):
+    def wrenches(self, states: list[BodyState], t: float | Symbolic,
+                 history: Symbolic | None = None) -> list[Wrench]:
         return [(b.mass * ca.DM(self.g), ca.DM.zeros(3)) for b in self.bodies]
 
-    def potential_energy(self, states, t, history=None):
+    def potential_energy(self, states: list[BodyState], t: float | Symbolic,
+                         history: Symbolic | None = None) -> Symbolic:
         return sum((-b.mass * ca.dot(ca.DM(self.g), s.r) for b, s in zip(self.bodies, states)),
                    ca.DM(0))
 
@@ -98,7 +107,7 @@ class PointForce(ForceElement):
         self.force = _load(force)
         self.torque = _load(torque)
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         if self.point is not None:
             out += vector_problems(self.label, "point", self.point)
@@ -114,7 +123,8 @@ class PointForce(ForceElement):
             return call_user_function(self.label, name, value, (t, state), size=3)
         return ca.DM(value)
 
-    def wrenches(self, states, t, history=None):
+    def wrenches(self, states: list[BodyState], t: float | Symbolic,
+                 history: Symbolic | None = None) -> list[Wrench]:
         (state,) = states
         body = self.bodies[0]
         s_local = np.zeros(3) if self.point is None else body.local_point(self.point)
@@ -173,7 +183,7 @@ class SpringDamper(ForceElement):
         self.free_length = as_number(free_length)
         self.name = name
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         points = []
         for name in ("point_a", "point_b"):
@@ -194,7 +204,8 @@ class SpringDamper(ForceElement):
         length = ca.norm_2(d)
         return ua, ub, d, length
 
-    def wrenches(self, states, t, history=None):
+    def wrenches(self, states: list[BodyState], t: float | Symbolic,
+                 history: Symbolic | None = None) -> list[Wrench]:
         sa, sb = states
         ua, ub, d, length = self._geometry(states)
         e = d / length
@@ -202,6 +213,7 @@ class SpringDamper(ForceElement):
         tension = self.stiffness * (length - self.free_length) + self.damping * rate
         return [point_wrench(sa, ua, tension * e), point_wrench(sb, ub, -tension * e)]
 
-    def potential_terms(self, states, t, history=None):
+    def potential_terms(self, states: list[BodyState], t: float | Symbolic,
+                        history: Symbolic | None = None) -> list:
         k, l0 = self.stiffness, self.free_length
         return [(self._geometry(states)[3], lambda length: 0.5 * k * (length - l0) ** 2)]

@@ -25,7 +25,9 @@ from .base import UnilateralConstraint, check_unit, smooth_norm
 from .ideal import Cylindrical, Prismatic, Revolute, Spherical
 
 if TYPE_CHECKING:
-    from ..body import RigidBody
+    from .._typing import Symbolic
+    from ..body import BodyState, RigidBody
+    from .modes import JointModes
 
 
 def _positive(value):
@@ -45,7 +47,7 @@ class ClearanceJoint(UnilateralConstraint):
         self.clearance = as_number(clearance)
         self.friction = as_number(friction)
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems() + vector_problems(self.label, "point", self.point)
         out += number_problems(self.label, "clearance", self.clearance, _positive, "> 0",
                                " (use the ideal joint for zero clearance)")
@@ -56,7 +58,7 @@ class ClearanceJoint(UnilateralConstraint):
     def min_clearance(self) -> float:
         return self.clearance
 
-    def reaction_point(self):
+    def reaction_point(self) -> np.ndarray | None:
         return self.point
 
     nominal = None      # the ideal joint this one approximates as the clearance tends to 0
@@ -70,7 +72,7 @@ class ClearanceJoint(UnilateralConstraint):
         """The nominal ideal joint's frame (``Joint.frame``)."""
         return self._nominal().frame()
 
-    def modes(self):
+    def modes(self) -> JointModes:
         """The nominal ideal joint's modes: the split of the contact forces along them tells
         which part the contacts carry along the motions the joint allows (``Result.
         joint_forces``)."""
@@ -143,7 +145,7 @@ class CylindricalClearance(_AxialMixin, ClearanceJoint):
         self.radius, self.length = as_number(radius), as_number(length)
         self.offset = as_vector(offset)
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems() + self._axis_problems()
         out += vector_problems(self.label, "offset", self.offset)
         if not out and (abs(self.offset @ self.axis) > 1e-12
@@ -173,10 +175,10 @@ class CylindricalClearance(_AxialMixin, ClearanceJoint):
             out.append((origin + ca.dot(rel, a) * a, d, d[0] * f + d[1] * g))
         return out
 
-    def contact_coordinates(self, states):
+    def contact_coordinates(self, states: list[BodyState]) -> list[tuple]:
         return [(d, self.clearance) for _, d, _ in self._radial(states)]
 
-    def contact_points(self, states):
+    def contact_points(self, states: list[BodyState]) -> Symbolic:
         rows = [foot - self.radius * d_global / smooth_norm(d, self.clearance)
                 for foot, d, d_global in self._radial(states)]
         return ca.horzcat(*rows).T
@@ -221,7 +223,7 @@ class RevoluteClearance(CylindricalClearance):
                          friction)
         self.axial_clearance = as_number(axial_clearance)
 
-    def problems(self):
+    def problems(self) -> list[str]:
         return super().problems() + number_problems(self.label, "axial_clearance",
                                                     self.axial_clearance, _positive, "> 0")
 
@@ -234,13 +236,13 @@ class RevoluteClearance(CylindricalClearance):
         reach = 0.5 * self.length + self.axial_clearance
         return [sp.point(self.point + s * reach * self.axis) for s in (-1, 1)]
 
-    def contact_coordinates(self, states):
+    def contact_coordinates(self, states: list[BodyState]) -> list[tuple]:
         a, _, ends = self._ends(states)
         q1, q2 = self._shoulders(states)
         return super().contact_coordinates(states) + [(ca.dot(ends[0] - q1, a), None),
                                                        (ca.dot(q2 - ends[1], a), None)]
 
-    def contact_points(self, states):
+    def contact_points(self, states: list[BodyState]) -> Symbolic:
         _, _, ends = self._ends(states)
         return ca.vertcat(super().contact_points(states), ends[0].T, ends[1].T)
 
@@ -287,7 +289,7 @@ class SphericalClearance(ClearanceJoint):
         super().__init__(parent, child, point, clearance, name, friction)
         self.radius = as_number(radius)
 
-    def problems(self):
+    def problems(self) -> list[str]:
         return super().problems() + number_problems(self.label, "radius", self.radius,
                                                     lambda r: r >= 0, ">= 0")
 
@@ -295,11 +297,11 @@ class SphericalClearance(ClearanceJoint):
         sp, sc = states
         return sp.point(self.point), sc.point(self.point)
 
-    def contact_coordinates(self, states):
+    def contact_coordinates(self, states: list[BodyState]) -> list[tuple]:
         socket, ball = self._centres(states)
         return [(states[0].A.T @ (ball - socket), self.clearance)]
 
-    def contact_points(self, states):
+    def contact_points(self, states: list[BodyState]) -> Symbolic:
         socket, ball = self._centres(states)
         d = ball - socket
         return (ball + self.radius * d / smooth_norm(d, self.clearance)).T
@@ -374,7 +376,7 @@ class PrismaticClearance(ClearanceJoint):
         P = self.profile
         return isinstance(P, np.ndarray) and P.ndim == 2 and P.shape[1] == 2 and len(P) >= 3
 
-    def problems(self):
+    def problems(self) -> list[str]:
         axis_problems = check_unit(self.axis, "axis", self.label)
         out = super().problems() + axis_problems
         if self.section_x is not None:
@@ -423,7 +425,7 @@ class PrismaticClearance(ClearanceJoint):
         n = len(self.profile)
         return [(face, k, e) for face in range(2) for k in range(n) for e in ((k - 1) % n, k)]
 
-    def gaps(self, states):
+    def gaps(self, states: list[BodyState]) -> Symbolic:
         sp, sc = states
         verts = self._vertices()
         points, normals = self._planes()
@@ -432,7 +434,7 @@ class PrismaticClearance(ClearanceJoint):
             rows.append(ca.dot(sp.point(points[e]) - sc.point(verts[face, k]), sp.vector(normals[e])))
         return ca.vertcat(*rows)
 
-    def contact_points(self, states):
+    def contact_points(self, states: list[BodyState]) -> Symbolic:
         _, sc = states
         verts = self._vertices()
         return ca.horzcat(*[sc.point(verts[face, k]) for face, k, _ in self._pairs()]).T

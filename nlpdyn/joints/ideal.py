@@ -8,6 +8,9 @@ translation drivers are in :mod:`nlpdyn.joints.drivers`, programmed constraints 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
 from numpy.typing import ArrayLike
@@ -19,6 +22,9 @@ from ..rotations import perpendicular_pair
 from .base import BilateralConstraint, check_unit
 from .modes import JointModes, twists
 from .programmed import Programmed  # noqa: F401  (it lived here)
+
+if TYPE_CHECKING:
+    from .._typing import Symbolic
 
 E1, E2, E3 = np.eye(3)
 
@@ -50,7 +56,7 @@ class Joint(BilateralConstraint):
                 out += check_unit(self.axis, "axis", self.label)
         return out
 
-    def reaction_point(self):
+    def reaction_point(self) -> np.ndarray | None:
         return self.point
 
     # Body-frame geometry, computed when the system compiles (after validation).
@@ -110,15 +116,15 @@ class Spherical(Joint):
                  name: str | None = None):
         super().__init__(parent, child, point, None, name)
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         pp, pc = self._points(*states)
         return pc - pp
 
-    def frame(self):
+    def frame(self) -> np.ndarray:
         """The global axes at the initial configuration, fixed in the parent."""
         return np.eye(3)
 
-    def modes(self):
+    def modes(self) -> JointModes:
         """Free: the three relative rotations; constrained: the three translations."""
         return JointModes(twists(rotations=np.eye(3)), twists(translations=np.eye(3)))
 
@@ -152,14 +158,14 @@ class Revolute(Joint):
     kind = "revolute joint"
     n_equations = 5
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         sp, sc = states
         f, g, a = self._frames()
         pp, pc = self._points(sp, sc)
         ac = sc.vector(a)
         return ca.vertcat(pc - pp, _dot(sp.vector(f), ac), _dot(sp.vector(g), ac))
 
-    def modes(self):
+    def modes(self) -> JointModes:
         """Free: rotation about e3 (the axis); constrained: rotations about e1, e2 and the
         three translations."""
         return JointModes(twists(rotations=[E3]), twists(rotations=[E1, E2], translations=np.eye(3)))
@@ -194,7 +200,7 @@ class Cylindrical(Joint):
     kind = "cylindrical joint"
     n_equations = 4
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         sp, sc = states
         f, g, a = self._frames()
         pp, pc = self._points(sp, sc)
@@ -202,7 +208,7 @@ class Cylindrical(Joint):
         d = pc - pp
         return ca.vertcat(_dot(fp, ac), _dot(gp, ac), _dot(fp, d), _dot(gp, d))
 
-    def modes(self):
+    def modes(self) -> JointModes:
         """Free: rotation about and translation along e3; constrained: rotations about and
         translations along e1, e2."""
         return JointModes(twists(rotations=[E3], translations=[E3]),
@@ -238,7 +244,7 @@ class Prismatic(Joint):
     kind = "prismatic joint"
     n_equations = 5
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         sp, sc = states
         f, g, a = self._frames()
         pp, pc = self._points(sp, sc)
@@ -246,7 +252,7 @@ class Prismatic(Joint):
         d = pc - pp
         return ca.vertcat(_dot(fp, ac), _dot(gp, ac), _dot(fp, d), _dot(gp, d), _dot(fc, gp))
 
-    def modes(self):
+    def modes(self) -> JointModes:
         """Free: translation along e3; constrained: the three rotations and the translations
         along e1, e2."""
         return JointModes(twists(translations=[E3]),
@@ -293,7 +299,7 @@ class Universal(Joint):
         self.axis1 = as_unit_vector(axis1, self.label, "axis1")
         self.axis2 = as_unit_vector(axis2, self.label, "axis2")
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         axis_problems = check_unit(self.axis1, "axis1", self.label) + \
             check_unit(self.axis2, "axis2", self.label)
@@ -303,12 +309,12 @@ class Universal(Joint):
                        f"axis1.axis2 = {self.axis1 @ self.axis2:.3g}")
         return out
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         sp, sc = states
         pp, pc = self._points(sp, sc)
         return ca.vertcat(pc - pp, _dot(sp.vector(self.axis1), sc.vector(self.axis2)))
 
-    def frame(self):
+    def frame(self) -> np.ndarray:
         """e1 = axis1, e2 = axis2 as at the initial configuration, e3 = axis1 x axis2."""
         return np.column_stack([self.axis1, self.axis2, np.cross(self.axis1, self.axis2)])
 
@@ -359,17 +365,17 @@ class Fixed(Joint):
                  axis: ArrayLike = (0.0, 0.0, 1.0), name: str | None = None):
         super().__init__(parent, child, point, axis, name)
 
-    def problems(self):
+    def problems(self) -> list[str]:
         return super().problems() + check_unit(self.axis, "axis", self.label)
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         sp, sc = states
         f, g, a = self._frames()
         pp, pc = self._points(sp, sc)
         fp, gp, ac, fc = sp.vector(f), sp.vector(g), sc.vector(a), sc.vector(f)
         return ca.vertcat(pc - pp, _dot(fp, ac), _dot(gp, ac), _dot(fc, gp))
 
-    def modes(self):
+    def modes(self) -> JointModes:
         """No free mode; all six constrained."""
         return JointModes(np.zeros((6, 0)), np.eye(6))
 
@@ -420,7 +426,8 @@ class KinematicExcitation(BilateralConstraint):
     n_equations = 1
     suffix = "excitation"
 
-    def __init__(self, joint: Joint, mode: int, kappa=None, eta=None, name=None):
+    def __init__(self, joint: Joint, mode: int, kappa: ArrayLike | None = None,
+                 eta: float | Callable | None = None, name: str | None = None):
         self.joint = joint
         self.bodies = getattr(joint, "bodies", ())
         self.mode = mode
@@ -437,7 +444,7 @@ class KinematicExcitation(BilateralConstraint):
             return f"{joint_name}_{self.suffix}"
         return super().default_name(taken)
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         if not isinstance(self.joint, Joint):
             return out + [f"{self.label}: needs an ideal joint, got {type(self.joint).__name__}"]
@@ -487,7 +494,7 @@ class KinematicExcitation(BilateralConstraint):
             return self.eta + 0 * t
         return call_user_function(self.label, "eta", self.eta, (t,), size=1)
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         sp, sc = states
         E = self.joint.frame()
         kind, coef = self._coordinate()
@@ -500,7 +507,7 @@ class KinematicExcitation(BilateralConstraint):
         fc = sc.vector(E[:, 0])
         return _dot(fc, sp.vector(E[:, 1])) * ca.cos(theta) - _dot(fc, sp.vector(E[:, 0])) * ca.sin(theta)
 
-    def reaction_point(self):
+    def reaction_point(self) -> np.ndarray | None:
         return getattr(self.joint, "point", None)
 
 
@@ -528,7 +535,7 @@ class _Driver(KinematicExcitation):
         free = self.joint.modes().free
         return int(np.argmax(np.abs(free.T @ self.axial)))
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = BilateralConstraint.problems(self)
         if not isinstance(self.joint, self.joint_types):
             names = " or ".join(t.__name__ for t in self.joint_types)
@@ -548,5 +555,5 @@ class _Driver(KinematicExcitation):
 
     eta_at = motion_at
 
-    def reaction_point(self):
+    def reaction_point(self) -> np.ndarray | None:
         return None

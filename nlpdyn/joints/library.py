@@ -13,7 +13,8 @@ from .ideal import E1, E2, E3, Joint, _dot
 from .modes import JointModes, twists
 
 if TYPE_CHECKING:
-    from ..body import RigidBody
+    from .._typing import Symbolic
+    from ..body import BodyState, RigidBody
 
 
 class Screw(Joint):
@@ -60,12 +61,12 @@ class Screw(Joint):
         super().__init__(parent, child, point, axis, name)
         self.pitch = pitch
 
-    def problems(self):
+    def problems(self) -> list[str]:
         return super().problems() + number_problems(
             self.label, "pitch", self.pitch, lambda p: p != 0,
             "a finite nonzero number (m/rad; a pitch of 0 is a Revolute)")
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         sp, sc = states
         f, g, a = self._frames()
         pp, pc = self._points(sp, sc)
@@ -75,7 +76,7 @@ class Screw(Joint):
         return ca.vertcat(*self._axis_rows(sp, sc), _dot(fp, d), _dot(gp, d),
                           _dot(fc, gp) * ca.cos(theta) - _dot(fc, fp) * ca.sin(theta))
 
-    def modes(self):
+    def modes(self) -> JointModes:
         return JointModes(twists(screws=[(E3, self.pitch)]),
                           twists(rotations=[E1, E2], translations=np.eye(3)))
 
@@ -111,12 +112,12 @@ class Planar(Joint):
     kind = "planar joint"
     n_equations = 3
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         sp, sc = states
         pp, pc = self._points(sp, sc)
         return ca.vertcat(*self._axis_rows(sp, sc), _dot(sp.vector(self.axis), pc - pp))
 
-    def modes(self):
+    def modes(self) -> JointModes:
         return JointModes(twists(rotations=[E3], translations=[E1, E2]),
                           twists(rotations=[E1, E2], translations=[E3]))
 
@@ -167,7 +168,7 @@ class PlanarTranslation(Joint):
         super().__init__(parent, child, point, axis, name)
         self.directions = None if directions is None else [as_vector(d) for d in directions]
 
-    def problems(self):
+    def problems(self) -> list[str]:
         out = super().problems()
         if self.directions is None or out:
             return out
@@ -184,14 +185,14 @@ class PlanarTranslation(Joint):
             out.append(f"{self.label}: the two directions are parallel")
         return out
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         sp, sc = states
         f, g, a = self._frames()
         pp, pc = self._points(sp, sc)
         return ca.vertcat(*self._axis_rows(sp, sc), _dot(sc.vector(f), sp.vector(g)),
                           _dot(sp.vector(a), pc - pp))
 
-    def modes(self):
+    def modes(self) -> JointModes:
         E = self.frame()
         directions = [E1, E2] if self.directions is None else [E.T @ d for d in self.directions]
         return JointModes(twists(translations=directions),

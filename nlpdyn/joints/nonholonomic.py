@@ -1,7 +1,13 @@
 """Velocity-level (nonholonomic) constraints w^T G = zeta (seed 004, eqs. 3.6-3.8)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .programmed import Programmed
+
+if TYPE_CHECKING:
+    from .._typing import Symbolic
+    from ..body import BodyState
 
 
 class VelocityConstraint(Programmed):
@@ -53,5 +59,5 @@ class VelocityConstraint(Programmed):
         """The rows C v - zeta as a CasADi column of the states' q, v and t."""
         return Programmed.equations(self, states, t)
 
-    def equations(self, states, t):
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
         raise TypeError(f"{self.label} has no position equations (see velocity_equations)")
