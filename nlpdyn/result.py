@@ -3,8 +3,11 @@
 (:mod:`nlpdyn.result_joints`) and tables (:mod:`nlpdyn.tables`) delegated."""
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -17,6 +20,9 @@ from .result_joints import joint_forces as _joint_forces, joint_modes as _joint_
 from .result_summary import _largest_changes  # noqa: F401
 from .result_summary import summary as _summary
 from .step_stats import StepStats
+
+if TYPE_CHECKING:
+    from .tables import Table
 
 __all__ = ["Result", "ResultFileError", "StepStats", "FORMAT", "FORMAT_VERSION", "STALE_AGE"]
 
@@ -196,7 +202,7 @@ class Result:
             raise KeyError(f"no friction element named {name!r}; friction elements: "
                            f"{list(self.friction)}")
 
-    def energy_ledger(self):
+    def energy_ledger(self) -> Table:
         """Where the energy went: a table (pandas DataFrame) indexed by the output time ``t``
         (s), one row per output time, ``attrs["units"]`` and ``attrs["descriptions"]`` as in
         :meth:`to_dataframe`.
@@ -300,7 +306,7 @@ class Result:
         return self._wrench(name, body)[:, 3:]
 
     # ------------------------------------------------------------------ save / load
-    def save(self, path) -> Path:
+    def save(self, path: str | os.PathLike) -> Path:
         """Write everything to a compressed ``.npz`` (no pickles), atomically.
 
         Parameters
@@ -344,7 +350,7 @@ class Result:
         return _write_file(self, path)
 
     @classmethod
-    def load(cls, path) -> "Result":
+    def load(cls, path: str | os.PathLike) -> Result:
         """Read a file written by :meth:`save`, checking it first.
 
         Parameters
@@ -439,7 +445,7 @@ class Result:
         """
         return _joint_modes(self, name)
 
-    def joint_forces(self, name: str, applied=()) -> dict:
+    def joint_forces(self, name: str, applied: Sequence[str] = ()) -> dict:
         """The interaction across joint ``name`` (ideal, or clearance: its contacts) split
         along its modes (seed 004, eqs. 3.28-3.34), per step (aligned with ``t[1:]``).
 
@@ -473,7 +479,7 @@ class Result:
         return _joint_forces(self, name, applied)
 
     # ------------------------------------------------------------------ tables, animation, 3D view
-    def to_dataframe(self):
+    def to_dataframe(self) -> Table:
         """The result as a table: a pandas DataFrame indexed by the output time ``t`` (s), one
         row per output time, columns ``<quantity>:<name>`` (``x:crank``, ``q0:crank``,
         ``wx:crank``, ``Fx:pin``, ``gap0:pin``, ``stored:spring``, ...), the names the energy
@@ -496,7 +502,7 @@ class Result:
         from .tables import to_dataframe
         return to_dataframe(self)
 
-    def to_csv(self, path, ledger: bool = False) -> Path:
+    def to_csv(self, path: str | os.PathLike, ledger: bool = False) -> Path:
         """Write :meth:`to_dataframe` (or, with ``ledger=True``, :meth:`energy_ledger`) to a
         CSV file, atomically as :meth:`save` does.
 

@@ -14,6 +14,7 @@ import time
 import types
 import warnings
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from .stepper_settings import (FORMS, STEP_CONTROLS, TIME_SCHEMES,  # noqa: F401
                                _scheme_problems, _solver_option_problems, _step_bounds)
 from .stepper_state import PROJECTION_NOTICE, _StepperState  # noqa: F401 (as before)
 from .system import CompiledSystem, ModelError, System
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
 
 # jit "auto" looks at the run's pace and its builds every this many steps, and at the cache
 # once the run left would take longer than this (s; the cache's key costs up to ~0.5 s at
@@ -71,8 +75,8 @@ class Stepper(_StepperState, _StepControl, _ImpactResolution, _StepSolves, _Midp
     discretisation_note, drift_note = _Acceptance.discretisation_note, _Acceptance.drift_note
     momentum_note, resolution_note = _Acceptance.momentum_note, _ImpactResolution.resolution_note
 
-    def __init__(self, system: System, h, settings: StepperSettings | None = None, t0: float = 0.0,
-                 **overrides):
+    def __init__(self, system: System, h: float | tuple[float, float],
+                 settings: StepperSettings | None = None, t0: float = 0.0, **overrides):
         settings, (h_min, h_max) = stepper_arguments(system, h, settings, t0, overrides,
                                                      StepperSettings)
         control = settings.step_control or ("error" if settings.rtol is not None else
@@ -437,9 +441,10 @@ def _gap_groups(cs):
     return starts, owner
 
 
-def simulate(system: System, t_end: float, h, settings: StepperSettings | None = None,
-             progress: bool | None = None, t0: float = 0.0, output_every: int = 1,
-             t_eval=None, **options) -> Result:
+def simulate(system: System, t_end: float, h: float | tuple[float, float],
+             settings: StepperSettings | None = None, progress: bool | None = None,
+             t0: float = 0.0, output_every: int = 1, t_eval: ArrayLike | None = None,
+             **options) -> Result:
     """Simulate ``system`` from ``t0`` to ``t_end``.
 
     Parameters

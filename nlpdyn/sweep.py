@@ -16,7 +16,9 @@ import keyword
 import math
 import os
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -25,6 +27,13 @@ from .stepper import StepperSettings, _as_dict, _step_bounds
 # the points run in sweep_runner; its names stay importable from here
 from .sweep_runner import (COLUMNS, GRACE, INTERRUPTED, TIMEOUT, WORKER_DIED,  # noqa: F401
                            _can_interrupt, _failure, _pickler, _run_here, _run_on, _Task)
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+    import pandas as pd
+
+    from .system import System
 
 __all__ = ["sweep", "COLUMNS", "GRACE", "INTERRUPTED", "NOT_RUN", "TABLE_NAME", "TIMEOUT",
            "WORKER_DIED"]
@@ -35,8 +44,11 @@ NOT_RUN = "not run: the sweep was interrupted"
 """The message of a point that Ctrl-C kept from running."""
 
 
-def sweep(builder, grid, *, t_end, h, metrics=None, executor=None, save_dir=None, progress=None,
-          timeout=None, **simulate_options) -> pd.DataFrame:
+def sweep(builder: Callable[..., System], grid: Mapping[str, Sequence], *, t_end: float,
+          h: float | tuple[float, float] | Callable, metrics: Callable | None = None,
+          executor: Executor | None = None, save_dir: str | os.PathLike | None = None,
+          progress: bool | None = None, timeout: float | None = None,
+          **simulate_options) -> pd.DataFrame:
     """Simulate every point of the full factorial of ``grid`` and tabulate the outcomes.
 
     Parameters

@@ -1,6 +1,9 @@
 """System: holds bodies and elements, validates them, compiles them once into CasADi functions."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -10,6 +13,9 @@ from .compiled import NOT_FINITE_HINT, OVERFLOW, CompiledSystem, ElementRows  # 
 from .fingerprint import _fingerprint
 from .forces.base import ForceElement
 from .joints.base import BilateralConstraint, Element, UnilateralConstraint
+
+if TYPE_CHECKING:
+    from .shapes import Shape
 
 # Names of built-in entries of the results (the gravity element), not available to users.
 RESERVED_NAMES = ("gravity",)
@@ -74,7 +80,7 @@ class System:
     def add_body(self, name: str, mass: float, inertia: ArrayLike,
                  position: ArrayLike = (0, 0, 0), orientation: ArrayLike = (1, 0, 0, 0),
                  velocity: ArrayLike = (0, 0, 0), angular_velocity: ArrayLike = (0, 0, 0),
-                 geometry=None) -> RigidBody:
+                 geometry: Shape | Sequence[Shape] | None = None) -> RigidBody:
         """Add a rigid body (see :class:`~nlpdyn.body.RigidBody`; angular velocity in the
         body frame; ``geometry`` the shapes that draw it).
 
@@ -135,7 +141,8 @@ class System:
         body = self.body(body) if isinstance(body, str) else body
         body.geometry = geometry
 
-    def add_joint(self, joint: BilateralConstraint | UnilateralConstraint):
+    def add_joint(self, joint: BilateralConstraint | UnilateralConstraint
+                  ) -> BilateralConstraint | UnilateralConstraint:
         """Add an ideal joint, driver, programmed constraint or clearance joint; one added
         without a name gets one here (``revolute1``, ...), used by the result's lookups.
 

@@ -1,7 +1,7 @@
 """Gravity, point loads and linear spring-dampers."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import casadi as ca
@@ -99,8 +99,9 @@ class PointForce(ForceElement):
 
     kind = "point force"
 
-    def __init__(self, body: RigidBody, point: ArrayLike | None = None, force=None, torque=None,
-                 name: str | None = None):
+    def __init__(self, body: RigidBody, point: ArrayLike | None = None,
+                 force: ArrayLike | Callable | None = None,
+                 torque: ArrayLike | Callable | None = None, name: str | None = None):
         self.bodies = (body,)
         self.point = None if point is None else as_vector(point)
         self.name = name

@@ -2,6 +2,7 @@
 translation. Geometry as in :mod:`nlpdyn.joints.ideal`: global, initial configuration."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import casadi as ca
@@ -164,7 +165,7 @@ class PlanarTranslation(Joint):
     n_equations = 4
 
     def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike, axis: ArrayLike,
-                 directions=None, name: str | None = None):
+                 directions: Sequence[ArrayLike] | None = None, name: str | None = None):
         super().__init__(parent, child, point, axis, name)
         self.directions = None if directions is None else [as_vector(d) for d in directions]
 

@@ -1,13 +1,14 @@
 """Velocity-level (nonholonomic) constraints w^T G = zeta (seed 004, eqs. 3.6-3.8)."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from .programmed import Programmed
 
 if TYPE_CHECKING:
     from .._typing import Symbolic
-    from ..body import BodyState
+    from ..body import BodyState, RigidBody
 
 
 class VelocityConstraint(Programmed):
@@ -52,7 +53,8 @@ class VelocityConstraint(Programmed):
 
     kind = "velocity constraint"
 
-    def __init__(self, bodies, equations, name=None):
+    def __init__(self, bodies: RigidBody | Sequence[RigidBody], equations: Callable,
+                 name: str | None = None):
         super().__init__(bodies, equations, name)
 
     def velocity_equations(self, states, t):
