@@ -68,14 +68,36 @@ class _Acceptance:
     # ------------------------------------------------------------------ the run's notes
     def notes(self) -> list[str]:
         """What the run should say of itself (``Result.info["warnings"]``): the initial
-        projection's change of the user's state, then :meth:`run_notes`."""
+        projection's change of the user's state, then :meth:`run_notes`.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> _ = stepper.step()
+        >>> stepper.notes()
+        []
+        """
         return [note for note in (self.initial_projection.get("note", ""),
                                   *self.run_notes()) if note]
 
     def run_notes(self) -> list[str]:
         """What the steps of the run say of their discretisation: energy, joint drift,
         (free systems) momentum drift, each beyond its setting, and an impact not resolved
-        in time (``contact_resolution``)."""
+        in time (``contact_resolution``).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> _ = stepper.step()
+        >>> stepper.run_notes()               # a falling ball's steps resolve it
+        []
+        """
         return [note for note in (self.discretisation_note(), self.drift_note(),
                                   self.momentum_note(), self.resolution_note()) if note]
 
@@ -94,7 +116,18 @@ class _Acceptance:
         self._momentum = (P0, L0, t0, scale, worst)
 
     def momentum_note(self) -> str:
-        """A note when a free system's momentum drifted beyond ``momentum_warning``."""
+        """A note when a free system's momentum drifted beyond ``momentum_warning``.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> _ = stepper.step()
+        >>> stepper.momentum_note()
+        ''
+        """
         if self._momentum_bodies is None:
             return ""
         share, when, what = self._momentum[4]
@@ -135,7 +168,18 @@ class _Acceptance:
 
     def drift_note(self) -> str:
         """A note when the steps left a joint apart by more than ``drift_warning`` of the
-        model's size, or its axes off by more than ``drift_warning`` rad, after a step."""
+        model's size, or its axes off by more than ``drift_warning`` rad, after a step.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> _ = stepper.step()
+        >>> stepper.drift_note()                # no joints, no drift
+        ''
+        """
         share, when, what = self._drift
         if not share > 1.0:
             return ""
@@ -147,7 +191,18 @@ class _Acceptance:
         """A note when the discretisation's energy (the ledger's residual and the work of
         ideal joints, at its largest over the steps so far) exceeds ``discretisation_warning``
         of the energy in play (the largest kinetic plus stored energy of a step): the steps
-        do not resolve the motion."""
+        do not resolve the motion.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> _ = stepper.step()
+        >>> stepper.discretisation_note()
+        ''
+        """
         if not len(self.ledger):
             return ""
         share = self.settings.discretisation_warning

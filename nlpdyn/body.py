@@ -96,7 +96,14 @@ class RigidBody:
         return f"body '{self.name}'"
 
     def problems(self) -> list[str]:
-        """Every problem with this body's data (empty when valid)."""
+        """Every problem with this body's data (empty when valid).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> nd.RigidBody("rod", mass=-1.0, inertia=(1, 1, 1)).problems()
+        ["body 'rod': mass must be positive and finite, got -1.0"]
+        """
         tag = self.label
         out = name_problems(tag, self.name)
         if not (is_number(self.mass) and self.mass > 0):

@@ -429,6 +429,11 @@ class Result:
         [Omega; V] of the child relative to the parent, resolved in the parent's joint frame
         (``joint.frame()``). A clearance joint has its nominal ideal joint's modes.
 
+        Parameters
+        ----------
+        name : str
+            The joint (ideal or clearance).
+
         Returns
         -------
         dict

@@ -271,6 +271,11 @@ class Stepper(_StepperState, _StepControl, _ImpactResolution, _StepSolves, _Midp
         :class:`~nlpdyn.Result` (the same arrays, ledger and lookups as ``simulate`` gives;
         ``success`` True, ``message`` ``message`` or "stepped to t = ...").
 
+        Parameters
+        ----------
+        message : str, optional
+            The result's ``message`` (default: "stepped to t = <t>").
+
         Examples
         --------
         >>> import nlpdyn as nd

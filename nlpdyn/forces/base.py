@@ -57,6 +57,15 @@ class ForceElement(Element):
     elements "whole": viscous ones (bushings, the flexible links' sections) may be stiff
     dampers, and a penalty joint in sustained contact has a hysteresis damping that grows
     as its impact velocity shrinks (measured on the stops so far).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> ball = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+    >>> push = s.add_force(nd.PointForce(ball, force=(1.0, 0, 0)))
+    >>> isinstance(push, nd.ForceElement), push.evaluation, push.history_size
+    (True, 'explicit', 0)
     """
 
     kind = "force"
@@ -105,6 +114,16 @@ class ForceElement(Element):
         return sum((V(s) for s, V in terms), ca.DM(0))
 
     def initial_history(self) -> np.ndarray:
+        """The element's memory at the start of a run, shape (history_size,) (zeros by
+        default).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> ball = nd.System().add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> nd.PointForce(ball, force=(1.0, 0, 0)).initial_history()
+        array([], dtype=float64)
+        """
         return np.zeros(self.history_size)
 
     def next_history(self, states: list[BodyState], t, history):

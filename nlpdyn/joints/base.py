@@ -36,7 +36,15 @@ class Element:
     name: str | None = None
 
     def problems(self) -> list[str]:
-        """Every problem with this element's data (empty when valid)."""
+        """Every problem with this element's data (empty when valid).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> arm = nd.System().add_body("arm", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> nd.Revolute(arm, arm, (0, 0, 0), (0, 0, 1)).problems()
+        ["revolute joint (unnamed): connects body 'arm' to itself"]
+        """
         out = []
         for b in self.bodies:
             if not isinstance(b, RigidBody):
@@ -65,7 +73,17 @@ def _first_free(base, taken) -> str:
 
 
 class BilateralConstraint(Element):
-    """Equality constraints Phi(q, t) = 0 (ideal joints, drivers, programmed constraints)."""
+    """Equality constraints Phi(q, t) = 0 (ideal joints, drivers, programmed constraints).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> bar = s.add_body("bar", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+    >>> pin = nd.Revolute(s.ground, bar, (0, 0, 0), (0, 1, 0))
+    >>> isinstance(pin, nd.BilateralConstraint), pin.n_equations
+    (True, 5)
+    """
 
     kind = "constraint"
     n_equations: int = 0
@@ -75,7 +93,17 @@ class BilateralConstraint(Element):
         raise NotImplementedError
 
     def reaction_point(self) -> np.ndarray | None:
-        """Global point (initial configuration) about which reaction torques are reported."""
+        """Global point (initial configuration) about which reaction torques are reported
+        (None: about each body's centre of mass).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+        >>> nd.Revolute(s.ground, bar, (0, 0, 0), (0, 1, 0)).reaction_point()
+        array([0., 0., 0.])
+        """
         return None
 
 
@@ -89,6 +117,16 @@ class UnilateralConstraint(Element):
     centre). The stepper takes d's Jacobian at the start of each step (the lever arms) and
     the outer law (the circle or sphere) exactly at its end (docs/FORMULATION.md, "Radial
     clearance as a cone"). An element that only defines ``gaps`` has flat gaps.
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> pin = s.add_body("pin", 0.1, (1e-5, 1e-5, 1e-5))
+    >>> bore = nd.CylindricalClearance(s.ground, pin, (0, 0, 0), (0, 0, 1), radius=0.01,
+    ...                                clearance=1e-4, length=0.02)
+    >>> isinstance(bore, nd.UnilateralConstraint), bore.friction
+    (True, 0.0)
     """
 
     kind = "gap"
@@ -114,7 +152,14 @@ class UnilateralConstraint(Element):
 
     def reaction_point(self) -> np.ndarray | None:
         """Global point (initial configuration) about which the contact moments are reported
-        (None: about each body's centre of mass)."""
+        (None: about each body's centre of mass).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> nd.UnilateralConstraint().reaction_point() is None
+        True
+        """
         return None
 
 

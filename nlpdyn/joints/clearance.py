@@ -69,13 +69,35 @@ class ClearanceJoint(UnilateralConstraint):
         return self.nominal(self.parent, self.child, self.point, *args)
 
     def frame(self) -> np.ndarray:
-        """The nominal ideal joint's frame (``Joint.frame``)."""
+        """The nominal ideal joint's frame (``Joint.frame``).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> pin = s.add_body("pin", 0.1, (1e-5, 1e-5, 1e-5))
+        >>> bore = nd.CylindricalClearance(s.ground, pin, (0, 0, 0), (0, 0, 1), radius=0.01,
+        ...                                clearance=1e-4, length=0.02)
+        >>> bore.frame()[:, 2]
+        array([0., 0., 1.])
+        """
         return self._nominal().frame()
 
     def modes(self) -> JointModes:
         """The nominal ideal joint's modes: the split of the contact forces along them tells
         which part the contacts carry along the motions the joint allows (``Result.
-        joint_forces``)."""
+        joint_forces``).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> pin = s.add_body("pin", 0.1, (1e-5, 1e-5, 1e-5))
+        >>> bore = nd.CylindricalClearance(s.ground, pin, (0, 0, 0), (0, 0, 1), radius=0.01,
+        ...                                clearance=1e-4, length=0.02)
+        >>> bore.modes().free.shape       # a cylindrical joint's two: turn and slide
+        (6, 2)
+        """
         return self._nominal().modes()
 
 

@@ -75,12 +75,31 @@ class Joint(BilateralConstraint):
 
     def frame(self) -> np.ndarray:
         """The joint frame (columns e1, e2, e3; global, initial configuration), fixed in the
-        parent: e3 is the axis, (e1, e2, e3) right-handed."""
+        parent: e3 is the axis, (e1, e2, e3) right-handed.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (1e-3, 0.08, 0.08))
+        >>> nd.Revolute(s.ground, bar, (0, 0, 0), (0, 1, 0)).frame()[:, 2]    # e3: the axis
+        array([0., 1., 0.])
+        """
         return np.column_stack(self._frames())
 
     def modes(self) -> JointModes:
         """Free and constrained mode vectors in the joint frame (:mod:`nlpdyn.joints.modes`);
-        constant in the joint frame unless the class says otherwise."""
+        constant in the joint frame unless the class says otherwise.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (1e-3, 0.08, 0.08))
+        >>> modes = nd.Revolute(s.ground, bar, (0, 0, 0), (0, 1, 0)).modes()
+        >>> modes.free.ravel()            # rotation about e3, in twist coordinates [Omega; V]
+        array([0., 0., 1., 0., 0., 0.])
+        """
         raise NotImplementedError
 
 

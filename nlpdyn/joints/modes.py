@@ -87,6 +87,18 @@ class JointModes:
                           self.n_excited + len(cols))
 
     def as_dict(self) -> dict:
+        """The modes as ``Result.joint_modes`` gives them: ``"free"``, ``"constrained"``,
+        ``"dual"`` and ``"excited"`` (the indices of the excited constrained columns).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (1e-3, 0.08, 0.08))
+        >>> modes = nd.Revolute(s.ground, bar, (0, 0, 0), (0, 1, 0)).modes().as_dict()
+        >>> modes["free"].shape, modes["constrained"].shape, modes["excited"]
+        ((6, 1), (6, 5), [])
+        """
         return {"free": self.free, "constrained": self.constrained, "dual": self.dual,
                 "excited": list(range(self.n_excited))}
 
