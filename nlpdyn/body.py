@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import casadi as ca
 import numpy as np
@@ -12,6 +13,9 @@ from .checks import (LARGEST_MASS, SMALLEST_MASS, as_array, as_number, as_unit_v
                      vector_problems)
 from .shapes import geometry_problems
 from .rotations import from_rotation_matrix, normalised_rotation_matrix, rotation_matrix
+
+if TYPE_CHECKING:
+    from ._typing import Symbolic, Value
 
 
 def _is_scipy_rotation(value) -> bool:
@@ -224,12 +228,34 @@ class Ground(RigidBody):
 class BodyState:
     """Symbolic (or numeric) state of one body as seen by joints and force elements.
 
-    ``r`` (3), ``p`` (4), ``A`` (3x3, the rotation of p/|p|) and, where velocities are available, ``rdot`` (3, global)
-    and ``w`` (3, body frame). Helpers take geometry in the global frame at the initial
-    configuration, like the element constructors.
+    ``r`` (3), ``p`` (4), ``A`` (3x3, the rotation of p/|p|) and, where velocities are
+    available, ``rdot`` (3, global) and ``w`` (3, body frame). Helpers take geometry in the
+    global frame at the initial configuration, like the element constructors.
+
+    Parameters
+    ----------
+    body : RigidBody
+        The body (its initial data places the helpers' points and vectors).
+    r : CasADi column or ndarray, shape (3,)
+        Position of the centre of mass (global).
+    p : CasADi column or ndarray, shape (4,)
+        Euler parameters.
+    rdot, w : CasADi column or ndarray, shape (3,), optional
+        Velocity of the centre of mass (global) and angular velocity (body frame).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import nlpdyn as nd
+    >>> bar = nd.System().add_body("bar", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+    >>> state = nd.BodyState(bar, np.array([0.5, 0, 0]), np.array([1.0, 0, 0, 0]),
+    ...                      np.zeros(3), np.array([0, 0, 2.0]))
+    >>> state.point((1.0, 0, 0)), state.point_velocity_local((0.5, 0, 0))
+    (DM([1, 0, 0]), DM([0, 1, 0]))
     """
 
-    def __init__(self, body: RigidBody, r, p, rdot=None, w=None):
+    def __init__(self, body: RigidBody, r: Value, p: Value, rdot: Value | None = None,
+                 w: Value | None = None):
         self.body = body
         self.r = r
         self.p = p
@@ -237,27 +263,115 @@ class BodyState:
         self.rdot = rdot
         self.w = w
 
-    def point_local(self, s_local):
-        """Global position of the body point with body-frame vector s'."""
+    def point_local(self, s_local: ArrayLike) -> Symbolic:
+        """Global position of the body point with body-frame vector s'.
+
+        Parameters
+        ----------
+        s_local : array_like, shape (3,)
+            s', from the centre of mass, in the body frame.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> bar = nd.System().add_body("bar", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+        >>> nd.BodyState(bar, np.array([0.5, 0, 0]), np.array([1.0, 0, 0, 0])).point_local(
+        ...     (0.5, 0, 0))
+        DM([1, 0, 0])
+        """
         return self.r + self.A @ ca.DM(s_local)
 
-    def vector_local(self, u_local):
-        """Global components of the body-fixed direction u'."""
+    def vector_local(self, u_local: ArrayLike) -> Symbolic:
+        """Global components of the body-fixed direction u'.
+
+        Parameters
+        ----------
+        u_local : array_like, shape (3,)
+            u', in the body frame.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> bar = nd.System().add_body("bar", 1.0, (1e-3, 0.08, 0.08))
+        >>> p = np.array([np.cos(np.pi / 4), 0, 0, np.sin(np.pi / 4)])    # 90 deg about z
+        >>> np.asarray(nd.BodyState(bar, np.zeros(3), p).vector_local((1, 0, 0))).ravel().round(12)
+        array([0., 1., 0.])
+        """
         return self.A @ ca.DM(u_local)
 
-    def point(self, point_initial):
-        """Current global position of the body point that was at ``point_initial`` at t = 0."""
+    def point(self, point_initial: ArrayLike) -> Symbolic:
+        """Current global position of the body point that was at ``point_initial`` at t = 0.
+
+        Parameters
+        ----------
+        point_initial : array_like, shape (3,)
+            The point, global, at the initial configuration.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> bar = nd.System().add_body("bar", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+        >>> moved = nd.BodyState(bar, np.array([0.5, 0, 1.0]), np.array([1.0, 0, 0, 0]))
+        >>> moved.point((1.0, 0, 0))      # the bar's tip, lifted by 1 m
+        DM([1, 0, 1])
+        """
         return self.point_local(self.body.local_point(point_initial))
 
-    def vector(self, vector_initial):
-        """Current global components of the body direction that was ``vector_initial`` at t = 0."""
+    def vector(self, vector_initial: ArrayLike) -> Symbolic:
+        """Current global components of the body direction that was ``vector_initial`` at
+        t = 0.
+
+        Parameters
+        ----------
+        vector_initial : array_like, shape (3,)
+            The direction, global, at the initial configuration.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> bar = nd.System().add_body("bar", 1.0, (1e-3, 0.08, 0.08))
+        >>> nd.BodyState(bar, np.zeros(3), np.array([1.0, 0, 0, 0])).vector((0, 1.0, 0))
+        DM([0, 1, 0])
+        """
         return self.vector_local(self.body.local_vector(vector_initial))
 
-    def point_velocity_local(self, s_local):
-        """Global velocity of the body point s': rdot + A (w' x s')."""
+    def point_velocity_local(self, s_local: ArrayLike) -> Symbolic:
+        """Global velocity of the body point s': rdot + A (w' x s').
+
+        Parameters
+        ----------
+        s_local : array_like, shape (3,)
+            s', from the centre of mass, in the body frame.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> bar = nd.System().add_body("bar", 1.0, (1e-3, 0.08, 0.08))
+        >>> spinning = nd.BodyState(bar, np.zeros(3), np.array([1.0, 0, 0, 0]), np.zeros(3),
+        ...                         np.array([0, 0, 2.0]))
+        >>> spinning.point_velocity_local((0.5, 0, 0))
+        DM([0, 1, 0])
+        """
         return self.rdot + self.A @ ca.cross(self.w, ca.DM(s_local))
 
-    def angular_velocity_global(self):
+    def angular_velocity_global(self) -> Symbolic:
+        """The angular velocity in the global frame, A w'.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> bar = nd.System().add_body("bar", 1.0, (1e-3, 0.08, 0.08))
+        >>> spinning = nd.BodyState(bar, np.zeros(3), np.array([1.0, 0, 0, 0]), np.zeros(3),
+        ...                         np.array([0, 0, 2.0]))
+        >>> np.asarray(spinning.angular_velocity_global()).ravel()
+        array([0., 0., 2.])
+        """
         return self.A @ self.w
 
 

@@ -35,6 +35,11 @@ class System:
     be changed (a body's mass, a spring's stiffness, ...): the next :meth:`compile` (every
     ``simulate`` and ``Stepper`` calls it) sees the change and validates and builds again.
 
+    Parameters
+    ----------
+    gravity : array_like, shape (3,)
+        Gravity's acceleration (m/s^2, global; :attr:`gravity`).
+
     Examples
     --------
     >>> import nlpdyn as nd
@@ -44,7 +49,7 @@ class System:
     <nlpdyn.joints.ideal.Revolute object at ...>
     """
 
-    def __init__(self, gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, gravity: ArrayLike = (0.0, 0.0, -9.81)):
         self.gravity = as_vector(gravity)
         self.ground = Ground()
         self.bodies: list[RigidBody] = []
@@ -125,11 +130,19 @@ class System:
         self.bodies.append(body)
         return body
 
-    def set_geometry(self, body, geometry) -> None:
+    def set_geometry(self, body: RigidBody | str,
+                     geometry: Shape | Sequence[Shape] | None) -> None:
         """Draw ``body`` (the body or its name) with ``geometry``: a shape or a list of
         shapes (``nd.Box``, ``nd.Cylinder``, ``nd.Sphere``, ``nd.Link``; body frame, from the
         centre of mass), None for the default (:mod:`nlpdyn.geometry`). Allowed after a run:
         shapes only draw.
+
+        Parameters
+        ----------
+        body : RigidBody or str
+            The body, or its name.
+        geometry : shape, list of shapes or None
+            What draws it; None: the default drawing.
 
         Examples
         --------

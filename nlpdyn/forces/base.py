@@ -1,11 +1,16 @@
 """Interface of a force element (a forcing term Q_A of docs/FORMULATION.md)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
 
 from ..body import BodyState
 from ..joints.base import Element
+
+if TYPE_CHECKING:
+    from .._typing import Symbolic, Wrench
 
 EVALUATIONS = ("explicit", "implicit", "backward_euler")
 DAMPING_STEPS = ("split", "whole")
@@ -94,20 +99,98 @@ class ForceElement(Element):
         """
         return getattr(getattr(self, "law", None), "loading_stiffness_ratio", 1.0)
 
-    def wrenches(self, states: list[BodyState], t, history=None):
+    def wrenches(self, states: list[BodyState], t: float | Symbolic,
+                 history: Symbolic | None = None) -> list[Wrench]:
+        """The element's wrench on each of its bodies: (f, n'), the force (global) and the
+        moment about the centre of mass (body frame), CasADi expressions of the states.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            The states of ``self.bodies``, in that order (CasADi symbols, or numbers).
+        t : float or CasADi scalar
+            Time (s).
+        history : CasADi column or ndarray, shape (history_size,), optional
+            The element's memory (None for an element without one).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import ground_state
+        >>> s = nd.System()
+        >>> ball = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> spring = nd.SpringDamper(s.ground, (0, 0, 1.0), ball, (0, 0, 0), stiffness=100.0,
+        ...                          free_length=0.5)
+        >>> states = [ground_state(s.ground), nd.BodyState(ball, np.zeros(3),
+        ...           np.array([1.0, 0, 0, 0]), np.zeros(3), np.zeros(3))]
+        >>> [f for f, n in spring.wrenches(states, 0.0)]   # stretched by 0.5 m: 50 N
+        [DM([0, 0, -50]), DM([-0, -0, 50])]
+        """
         raise NotImplementedError
 
-    def potential_terms(self, states: list[BodyState], t, history=None) -> list:
+    def potential_terms(self, states: list[BodyState], t: float | Symbolic,
+                        history: Symbolic | None = None) -> list:
         """The stored energy as [(s_i, V_i)]: scalar coordinates s_i (CasADi scalars of the
         states) and callables V_i (a CasADi scalar -> its energy), V = sum_i V_i(s_i); [] when
         the element stores none. ``history``: the element's memory (a law's elastic part may
         depend on it: Lankarani-Nikravesh's without an impact). Kinks of V_i (a contact
         closing) are met exactly by the energy-consistent evaluation; s_i should be smooth in
-        the positions."""
+        the positions.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            The states of ``self.bodies``, in that order (CasADi symbols, or numbers).
+        t : float or CasADi scalar
+            Time (s).
+        history : CasADi column or ndarray, shape (history_size,), optional
+            The element's memory (None for an element without one).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import ground_state
+        >>> s = nd.System()
+        >>> ball = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> spring = nd.SpringDamper(s.ground, (0, 0, 1.0), ball, (0, 0, 0), stiffness=100.0,
+        ...                          free_length=0.5)
+        >>> states = [ground_state(s.ground), nd.BodyState(ball, np.zeros(3),
+        ...           np.array([1.0, 0, 0, 0]), np.zeros(3), np.zeros(3))]
+        >>> (s_1, V_1), = spring.potential_terms(states, 0.0)    # its length, its energy
+        >>> float(s_1), float(V_1(s_1))
+        (1.0, 12.5)
+        """
         return []
 
-    def potential_energy(self, states: list[BodyState], t, history=None):
-        """sum_i V_i(s_i) of :meth:`potential_terms`, or None when there are none."""
+    def potential_energy(self, states: list[BodyState], t: float | Symbolic,
+                         history: Symbolic | None = None) -> Symbolic | None:
+        """sum_i V_i(s_i) of :meth:`potential_terms`, or None when there are none.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            The states of ``self.bodies``, in that order (CasADi symbols, or numbers).
+        t : float or CasADi scalar
+            Time (s).
+        history : CasADi column or ndarray, shape (history_size,), optional
+            The element's memory (None for an element without one).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import ground_state
+        >>> s = nd.System()
+        >>> ball = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> spring = nd.SpringDamper(s.ground, (0, 0, 1.0), ball, (0, 0, 0), stiffness=100.0,
+        ...                          free_length=0.5)
+        >>> states = [ground_state(s.ground), nd.BodyState(ball, np.zeros(3),
+        ...           np.array([1.0, 0, 0, 0]), np.zeros(3), np.zeros(3))]
+        >>> spring.potential_energy(states, 0.0)       # 100 x 0.5^2 / 2 (J)
+        DM(12.5)
+        """
         terms = self.potential_terms(states, t, history)
         if not terms:
             return None
@@ -126,14 +209,66 @@ class ForceElement(Element):
         """
         return np.zeros(self.history_size)
 
-    def next_history(self, states: list[BodyState], t, history):
+    def next_history(self, states: list[BodyState], t: float | Symbolic,
+                     history: Symbolic) -> Symbolic:
+        """The memory at the end of a step from ``history`` at its start (an element with
+        memory says how it evolves). Default: ``history``.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            The states of ``self.bodies``, in that order (CasADi symbols, or numbers).
+        t : float or CasADi scalar
+            Time (s).
+        history : CasADi column or ndarray, shape (history_size,)
+            The element's memory at the start of the step.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import ground_state
+        >>> s = nd.System()
+        >>> ball = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> spring = nd.SpringDamper(s.ground, (0, 0, 1.0), ball, (0, 0, 0), stiffness=100.0,
+        ...                          free_length=0.5)
+        >>> states = [ground_state(s.ground), nd.BodyState(ball, np.zeros(3),
+        ...           np.array([1.0, 0, 0, 0]), np.zeros(3), np.zeros(3))]
+        >>> spring.next_history(states, 0.0, np.zeros(0))    # a spring keeps none
+        array([], dtype=float64)
+        """
         return history
 
-    def start_history(self, states: list[BodyState], t, history):
+    def start_history(self, states: list[BodyState], t: float | Symbolic,
+                      history: Symbolic) -> Symbolic:
         """The memory at a start state (a run's first, or one set with ``Stepper.set_state``)
         from ``history`` (:meth:`initial_history`): what the state itself shows of it (a
         contact open at the start remembers its approach rate, so an impact in the first step
-        has its speed). Default: ``history``."""
+        has its speed). Default: ``history``.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            The states of ``self.bodies``, in that order (CasADi symbols, or numbers).
+        t : float or CasADi scalar
+            Time (s).
+        history : CasADi column or ndarray, shape (history_size,)
+            The element's initial memory.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import nlpdyn as nd
+        >>> from nlpdyn.body import ground_state
+        >>> s = nd.System()
+        >>> ball = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> spring = nd.SpringDamper(s.ground, (0, 0, 1.0), ball, (0, 0, 0), stiffness=100.0,
+        ...                          free_length=0.5)
+        >>> states = [ground_state(s.ground), nd.BodyState(ball, np.zeros(3),
+        ...           np.array([1.0, 0, 0, 0]), np.zeros(3), np.zeros(3))]
+        >>> spring.start_history(states, 0.0, spring.initial_history())
+        array([], dtype=float64)
+        """
         return history
 
     def problems(self) -> list[str]:

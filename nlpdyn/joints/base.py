@@ -135,7 +135,24 @@ class UnilateralConstraint(Element):
     """Coulomb coefficient of every gap's contact (0: frictionless)."""
 
     def contact_coordinates(self, states: list[BodyState]) -> list[tuple]:
-        """One (d, radius) pair per gap: d a CasADi column, radius None (flat) or > 0."""
+        """One (d, radius) pair per gap: d a CasADi column, radius None (flat) or > 0.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            The states of ``self.bodies``, in that order.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> pin = s.add_body("pin", 0.1, (1e-5, 1e-5, 1e-5))
+        >>> bore = s.add_joint(nd.CylindricalClearance(s.ground, pin, (0, 0, 0), (0, 0, 1),
+        ...                                            radius=0.01, clearance=1e-4, length=0.02))
+        >>> pairs = bore.contact_coordinates(s.compile().states_of(bore))
+        >>> [(d.shape, radius) for d, radius in pairs]      # the bore's two ends, round gaps
+        [((2, 1), 0.0001), ((2, 1), 0.0001)]
+        """
         g = self.gaps(states)
         return [(g[i], None) for i in range(g.numel())]
 
