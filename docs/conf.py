@@ -47,10 +47,11 @@ numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False
 
 # Bases a class page shows the public members of, as if the class declared them: a base that
-# holds part of a public class's own interface (split out of it) but has no page of its own.
-# Other inherited members stay on their base's page (or undocumented: ``Element``'s name and
-# label on every element page would drown each page's own members).
-SHOW_INHERITED_FROM = {"ConeSurface"}
+# holds part of a public class's own interface (split out of it) but has no page of its own
+# (the cone's surface, Result's lookups by name). Other inherited members stay on their
+# base's page (or undocumented: ``Element``'s name and label on every element page would
+# drown each page's own members).
+SHOW_INHERITED_FROM = {"ConeSurface", "_Lookups"}
 
 
 def _inherited_from(names, shown):

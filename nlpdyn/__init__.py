@@ -87,6 +87,7 @@ sit above ``result.py``: a Result imports them when one is asked for)::
     result_io.py            the .npz result format, its validator, ResultFileError
     result_joints.py        a Result's joint modes and joint forces
     result_summary.py       Result.summary()
+    result_lookups.py       a Result's lookups by name (positions, forces, gaps, contacts)
     tables.py               a Result as DataFrames and CSV (Table, read_csv)
     run_arguments.py        checks of a run's arguments (system, times, step sizes)
     plotting.py             matplotlib figures of a Result

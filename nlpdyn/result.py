@@ -1,6 +1,7 @@
-"""Result of a simulation: arrays, per-step statistics, named lookups; saving and loading
-(the file format: :mod:`nlpdyn.result_io`), joint modes and forces
-(:mod:`nlpdyn.result_joints`) and tables (:mod:`nlpdyn.tables`) delegated."""
+"""Result of a simulation: arrays, per-step statistics; the named lookups
+(:mod:`nlpdyn.result_lookups`), saving and loading (the file format:
+:mod:`nlpdyn.result_io`), joint modes and forces (:mod:`nlpdyn.result_joints`) and tables
+(:mod:`nlpdyn.tables`) delegated."""
 from __future__ import annotations
 
 import os
@@ -17,6 +18,7 @@ from .result_io import (FORMAT, FORMAT_VERSION, STALE_AGE, _HOST, ResultFileErro
                         _npz_path, _write_atomically)
 from .result_io import read as _read_file, write as _write_file
 from .result_joints import joint_forces as _joint_forces, joint_modes as _joint_modes
+from .result_lookups import _Lookups, _name_of  # noqa: F401 (_name_of: as before)
 from .result_summary import _largest_changes  # noqa: F401
 from .result_summary import summary as _summary
 from .step_stats import StepStats
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["Result", "ResultFileError", "StepStats", "FORMAT", "FORMAT_VERSION", "STALE_AGE"]
 
 
-class Result:
+class Result(_Lookups):
     """Trajectory of a simulation (like scipy's OdeResult).
 
     Attributes
@@ -93,115 +95,6 @@ class Result:
         # clearance joints with friction: name -> (n_steps, n_gaps, 3)
         self.friction_vectors = dict(friction_vectors or {})
 
-    # ------------------------------------------------------------------ lookups
-    # Every lookup takes a name or the body or element itself (its ``name``): _name_of.
-    def _body(self, name):
-        name = _name_of(name)
-        if name not in self.body_names:
-            raise KeyError(f"no body named {name!r}; bodies: {self.body_names}")
-        return self.body_names.index(name)
-
-    def position(self, body: str) -> np.ndarray:
-        """Centre-of-mass position, global, shape (n_points, 3)."""
-        k = self._body(body)
-        return self.q[:, 7 * k:7 * k + 3]
-
-    def orientation(self, body: str) -> np.ndarray:
-        """Euler parameters [e0, e1, e2, e3], shape (n_points, 4)."""
-        k = self._body(body)
-        return self.q[:, 7 * k + 3:7 * k + 7]
-
-    def velocity(self, body: str) -> np.ndarray:
-        """Centre-of-mass velocity, global, shape (n_points, 3)."""
-        k = self._body(body)
-        return self.v[:, 6 * k:6 * k + 3]
-
-    def angular_velocity(self, body: str, frame: str = "body") -> np.ndarray:
-        """Angular velocity, shape (n_points, 3), in the body frame (default) or "global"."""
-        k = self._body(body)
-        w = self.v[:, 6 * k + 3:6 * k + 6]
-        if frame == "body":
-            return w
-        if frame == "global":
-            return np.einsum("nij,nj->ni", self.rotation(body), w)
-        raise ValueError("frame must be 'body' or 'global'")
-
-    def rotation(self, body: str) -> np.ndarray:
-        """Rotation matrices A (body -> global) of the normalised Euler parameters (the stored
-        ones carry the stepper's O(h^2) norm error), shape (n_points, 3, 3)."""
-        from .rotations import rotation_matrices
-        return rotation_matrices(self.orientation(body))
-
-    def multipliers(self, name: str) -> np.ndarray:
-        """Lagrange multipliers mu of a bilateral element, shape (n_steps, n_equations)."""
-        start, stop, _ = self._rows(name)
-        return self.mu[:, start:stop]
-
-    def _rows(self, name):
-        name = _name_of(name)
-        if name in self.constraint_rows:
-            return self.constraint_rows[name]
-        if name in self.gap_rows:
-            return self.gap_rows[name]
-        if name in self.force_elements:
-            return 0, 0, self.force_elements[name]
-        raise KeyError(f"no element named {name!r}; elements: "
-                       f"{list(self.constraint_rows) + list(self.gap_rows) + list(self.force_elements)}")
-
-    def _force_element(self, name):
-        name = _name_of(name)
-        if name not in self.force_elements:
-            raise KeyError(f"no force element named {name!r}; force elements: {list(self.force_elements)}")
-
-    def applied_force(self, name: str, body: str | None = None) -> np.ndarray:
-        """Force of force element ``name`` on ``body`` (default: its last body) as the step
-        used it (start of step when explicit, end when implicit), global, shape (n_steps, 3),
-        aligned with ``t[1:]``."""
-        self._force_element(name)
-        return self._wrench(name, body)[:, :3]
-
-    def applied_torque(self, name: str, body: str | None = None) -> np.ndarray:
-        """Moment of force element ``name`` on ``body`` about its centre of mass, global,
-        shape (n_steps, 3)."""
-        self._force_element(name)
-        return self._wrench(name, body)[:, 3:]
-
-    def dissipated(self, name: str | None = None) -> np.ndarray:
-        """Energy taken out of the system by force element ``name`` since t[0] (J), shape
-        (n_points,): -(work done + change of stored energy). Zero for a conservative law up to
-        the time discretisation; None: the sum over all force elements."""
-        names = list(self.force_elements) if name is None else [_name_of(name)]
-        total = np.zeros(len(self.t))
-        for n in names:
-            self._force_element(n)
-            pot = self.element_potential[n]
-            total -= self.element_work[n] + pot - pot[0]
-        return total
-
-    def friction_force(self, name: str) -> np.ndarray:
-        """Joint friction of :class:`~nlpdyn.LuGreFriction` ``name`` in each step: the force
-        (N; prismatic, cylindrical) or torque (N m; revolute) along the joint's coordinate on
-        the child, as the step used it (at its end), shape (n_steps,), aligned with ``t[1:]``."""
-        self._friction(name)
-        return self.friction[name]
-
-    def friction_normal_force(self, name: str) -> np.ndarray:
-        """The joint normal force f_n (N) each step of friction element ``name`` met its
-        friction with (the step's own reaction), shape (n_steps,), aligned with ``t[1:]``."""
-        self._friction(name)
-        return self.memory[name][1:, 2]
-
-    def friction_state(self, name: str) -> np.ndarray:
-        """The bristle deflection z of friction element ``name`` (rad or m; presliding
-        displacement), shape (n_points,), aligned with ``t``."""
-        self._friction(name)
-        return self.memory[name][:, 0]
-
-    def _friction(self, name):
-        if name not in self.friction:
-            raise KeyError(f"no friction element named {name!r}; friction elements: "
-                           f"{list(self.friction)}")
-
     def energy_ledger(self) -> Table:
         """Where the energy went: a table (pandas DataFrame) indexed by the output time ``t``
         (s), one row per output time, ``attrs["units"]`` and ``attrs["descriptions"]`` as in
@@ -228,82 +121,6 @@ class Result:
         """
         from .tables import energy_ledger
         return energy_ledger(self)
-
-    def _gap_rows(self, name):
-        name = _name_of(name)
-        if name not in self.gap_rows:
-            raise KeyError(f"no clearance joint named {name!r}; clearance joints: {list(self.gap_rows)}")
-        return self.gap_rows[name]
-
-    def gap(self, name: str) -> np.ndarray:
-        """True (nonlinear) gaps of a clearance joint, shape (n_points, n_gaps), m."""
-        start, stop, _ = self._gap_rows(name)
-        return self.gaps[:, start:stop]
-
-    def contact_force(self, name: str) -> np.ndarray:
-        """Normal contact force magnitudes lambda (N), shape (n_points, n_gaps); row i is
-        the force of the step ending at t[i] (row 0 is zero)."""
-        start, stop, _ = self._gap_rows(name)
-        return np.vstack([np.zeros((1, stop - start)), self.lam[:, start:stop]])
-
-    def contact_point(self, name: str) -> np.ndarray:
-        """Contact point of every gap, global, shape (n_points, n_gaps, 3)."""
-        self._gap_rows(name)
-        return self.contact_points[_name_of(name)]
-
-    def contact_force_vector(self, name: str) -> np.ndarray:
-        """Contact force of every gap on the joint's child body, global, shape
-        (n_points, n_gaps, 3) (row 0 is zero)."""
-        start, stop, _ = self._gap_rows(name)
-        return np.concatenate([np.zeros((1, stop - start, 3)),
-                               self.contact_vectors[_name_of(name)]])
-
-    def contact_friction_vector(self, name) -> np.ndarray:
-        """Tangential (Coulomb friction) contact force of every gap on the joint's child body,
-        global, shape (n_points, n_gaps, 3) (row 0 is zero; all zero for a joint without
-        friction).
-
-        Examples
-        --------
-        >>> res.contact_friction_vector("pin")[-1]          # doctest: +SKIP
-        """
-        start, stop, _ = self._gap_rows(name)
-        steps = np.zeros((len(self.t) - 1, stop - start, 3))
-        return np.concatenate([np.zeros((1, stop - start, 3)),
-                               self.friction_vectors.get(_name_of(name), steps)])
-
-    def contact_friction(self, name) -> np.ndarray:
-        """Tangential (Coulomb friction) contact force magnitudes (N), shape (n_points,
-        n_gaps), beside ``contact_force``; at most the friction coefficient times it (to the
-        polygon's 1 - cos(pi/8) inside the cone, docs/guide/friction.md "Coulomb friction in
-        clearance joints").
-
-        Examples
-        --------
-        >>> res.contact_friction("pin").max()               # doctest: +SKIP
-        """
-        return np.linalg.norm(self.contact_friction_vector(name), axis=2)
-
-    def _wrench(self, name, body):
-        name, body = _name_of(name), _name_of(body)
-        bodies = self._rows(name)[2]
-        if body is None:
-            body = bodies[-1]
-        if body not in bodies:
-            raise KeyError(f"{name!r} acts on {bodies}, not on {body!r}")
-        return self.wrenches[name][:, bodies.index(body)]
-
-    def reaction_force(self, name: str, body: str | None = None) -> np.ndarray:
-        """Constraint force of joint ``name`` (ideal or clearance: the resultant of its
-        contacts) on ``body`` (default: its child), global, shape (n_steps, 3), aligned with
-        ``t[1:]``."""
-        return self._wrench(name, body)[:, :3]
-
-    def reaction_torque(self, name: str, body: str | None = None) -> np.ndarray:
-        """Constraint moment of element ``name`` on ``body`` (default: its child) about the
-        joint point (about the centre of mass for elements without a point), global,
-        shape (n_steps, 3)."""
-        return self._wrench(name, body)[:, 3:]
 
     # ------------------------------------------------------------------ save / load
     def save(self, path: str | os.PathLike) -> Path:
@@ -589,10 +406,3 @@ class Result:
                                f"{list(known)}")
             items = [known[j] if isinstance(j, str) else j for j in items]
         return plot_orbit(self, items, ax=ax, title=title)
-
-
-
-def _name_of(key):
-    """The name of a body or element given itself (anything with a str ``name``) or its name."""
-    name = getattr(key, "name", None)
-    return name if isinstance(name, str) and not isinstance(key, str) else key
