@@ -213,7 +213,7 @@ class Stepper(_StepperState, _StepControl, _ImpactResolution, _StepSolves, _Midp
         self._start_memory()
         self._restart()
 
-    def set_state(self, t: float, q, v) -> None:
+    def set_state(self, t: float, q: ArrayLike, v: ArrayLike) -> None:
         """Continue from a state of your own: time ``t``, positions ``q`` (7 per body: r, p)
         and velocities ``v`` (6 per body: rdot global, w' body frame), laid out as one row of
         ``Result.q`` and ``Result.v`` (``stepper.set_state(res.t[k], res.q[k], res.v[k])``).
@@ -229,12 +229,32 @@ class Stepper(_StepperState, _StepControl, _ImpactResolution, _StepSolves, _Midp
         differs from the run's by O(h^2)), and the record that :meth:`result` reads restarts
         at this state.
 
+        Parameters
+        ----------
+        t : float
+            Time (s).
+        q : array_like, shape (7 n_bodies,)
+            Positions, [r, p] per body.
+        v : array_like, shape (6 n_bodies,)
+            Velocities, [rdot, w'] per body.
+
         Raises
         ------
         ValueError
             ``t``, ``q`` or ``v`` of the wrong size or not finite (every problem at once).
         ModelError
             A state that cannot be made consistent (as for the initial conditions).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> res = nd.simulate(s, t_end=0.01, h=1e-3, progress=False)
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> stepper.set_state(res.t[5], res.q[5], res.v[5])     # continue from t = 5 ms
+        >>> stepper.t
+        0.005
         """
         cs = self.cs
         problems = []
@@ -300,7 +320,29 @@ class Stepper(_StepperState, _StepControl, _ImpactResolution, _StepSolves, _Midp
 
     # ------------------------------------------------------------------ one step
     def step(self, t_end: float | None = None) -> StepInfo:
-        """Take one accepted step (never past ``t_end``); raise StepFailure if impossible."""
+        """Take one accepted step (never past ``t_end``); raise StepFailure if impossible.
+
+        Parameters
+        ----------
+        t_end : float, optional
+            A time the step does not pass (it ends there when the next step would); None:
+            no limit.
+
+        Returns
+        -------
+        StepInfo
+            What the step did.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+        >>> stepper = nd.Stepper(s, h=1e-3)
+        >>> info = stepper.step(t_end=0.0005)          # shortened to end at t_end
+        >>> info.h, stepper.t
+        (0.0005, 0.0005)
+        """
         tic = time.perf_counter()
         t_end = step_end(t_end)
         remaining = np.inf if t_end is None else t_end - self.t

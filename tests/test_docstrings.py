@@ -21,11 +21,6 @@ docscrape = pytest.importorskip("numpydoc.docscrape")
 # separately. This set must shrink: a name that no longer lacks anything fails
 # test_known_gaps_are_still_gaps until it is taken out.
 KNOWN_GAPS: set[str] = {
-    # nlpdyn.joints.base
-    "nlpdyn.joints.base.BilateralConstraint.equations",
-    "nlpdyn.joints.base.Element.default_name",
-    "nlpdyn.joints.base.UnilateralConstraint.contact_points",
-    "nlpdyn.joints.base.UnilateralConstraint.gaps",
     # nlpdyn.joints.clearance
     "nlpdyn.joints.clearance.ClearanceJoint",
     # nlpdyn.joints.ideal
@@ -53,8 +48,6 @@ KNOWN_GAPS: set[str] = {
     "nlpdyn.result.Result.view_html",
     # nlpdyn.stepper
     "nlpdyn.stepper.Stepper.resolution_note",
-    "nlpdyn.stepper.Stepper.set_state",
-    "nlpdyn.stepper.Stepper.step",
 }
 
 

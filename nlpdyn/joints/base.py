@@ -7,11 +7,17 @@ no element writes a Jacobian.
 """
 from __future__ import annotations
 
+from collections.abc import Collection
+from typing import TYPE_CHECKING
+
 import casadi as ca
 import numpy as np
 
 from ..body import BodyState, RigidBody
 from ..checks import UNIT_NORMALISE, as_vector, is_vector, vector_problems
+
+if TYPE_CHECKING:
+    from .._typing import Symbolic
 
 UNIT_TOL = 1e-9
 
@@ -58,9 +64,23 @@ class Element:
     def label(self) -> str:
         return f"{self.kind} (unnamed)" if self.name is None else f"{self.kind} '{self.name}'"
 
-    def default_name(self, taken) -> str:
+    def default_name(self, taken: Collection[str]) -> str:
         """The name :class:`~nlpdyn.System` gives this element when added without one: the
-        class name and the first number not in ``taken`` (a set of names)."""
+        class name and the first number not in ``taken`` (a set of names).
+
+        Parameters
+        ----------
+        taken : collection of str
+            The names already given.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (1e-3, 0.08, 0.08))
+        >>> nd.Revolute(s.ground, bar, (0, 0, 0), (0, 1, 0)).default_name({"revolute1"})
+        'revolute2'
+        """
         return _first_free(type(self).__name__.lower(), taken)
 
 
@@ -88,8 +108,25 @@ class BilateralConstraint(Element):
     kind = "constraint"
     n_equations: int = 0
 
-    def equations(self, states: list[BodyState], t):
-        """CasADi column of length ``n_equations``; ``states`` follow ``self.bodies``."""
+    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
+        """CasADi column of length ``n_equations``; ``states`` follow ``self.bodies``.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            The states of ``self.bodies``, in that order.
+        t : float or CasADi scalar
+            Time (s).
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+        >>> pin = s.add_joint(nd.Revolute(s.ground, bar, (0, 0, 0), (0, 1, 0)))
+        >>> pin.equations(s.compile().states_of(pin), 0.0).shape
+        (5, 1)
+        """
         raise NotImplementedError
 
     def reaction_point(self) -> np.ndarray | None:
@@ -156,15 +193,49 @@ class UnilateralConstraint(Element):
         g = self.gaps(states)
         return [(g[i], None) for i in range(g.numel())]
 
-    def gaps(self, states: list[BodyState]):
-        """CasADi column of length ``n_gaps`` (true, nonlinear gaps)."""
+    def gaps(self, states: list[BodyState]) -> Symbolic:
+        """CasADi column of length ``n_gaps`` (true, nonlinear gaps).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            The states of ``self.bodies``, in that order.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> pin = s.add_body("pin", 0.1, (1e-5, 1e-5, 1e-5))
+        >>> bore = s.add_joint(nd.CylindricalClearance(s.ground, pin, (0, 0, 0), (0, 0, 1),
+        ...                                            radius=0.01, clearance=1e-4, length=0.02))
+        >>> states = s.compile().states_of(bore)
+        >>> bore.gaps(states).shape
+        (2, 1)
+        """
         if type(self).contact_coordinates is UnilateralConstraint.contact_coordinates:
             raise NotImplementedError(f"{type(self).__name__} defines neither gaps() nor "
                                       "contact_coordinates()")
         return ca.vertcat(*[gap_law(d, radius) for d, radius in self.contact_coordinates(states)])
 
-    def contact_points(self, states: list[BodyState]):
-        """Global contact point of every gap, CasADi matrix of shape (n_gaps, 3)."""
+    def contact_points(self, states: list[BodyState]) -> Symbolic:
+        """Global contact point of every gap, CasADi matrix of shape (n_gaps, 3).
+
+        Parameters
+        ----------
+        states : list of BodyState
+            The states of ``self.bodies``, in that order.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> pin = s.add_body("pin", 0.1, (1e-5, 1e-5, 1e-5))
+        >>> bore = s.add_joint(nd.CylindricalClearance(s.ground, pin, (0, 0, 0), (0, 0, 1),
+        ...                                            radius=0.01, clearance=1e-4, length=0.02))
+        >>> states = s.compile().states_of(bore)
+        >>> bore.contact_points(states).shape
+        (2, 3)
+        """
         raise NotImplementedError
 
     def reaction_point(self) -> np.ndarray | None:
