@@ -21,8 +21,6 @@ docscrape = pytest.importorskip("numpydoc.docscrape")
 # separately. This set must shrink: a name that no longer lacks anything fails
 # test_known_gaps_are_still_gaps until it is taken out.
 KNOWN_GAPS: set[str] = {
-    # nlpdyn.joints.clearance
-    "nlpdyn.joints.clearance.ClearanceJoint",
     # nlpdyn.joints.ideal
     "nlpdyn.joints.ideal.Cylindrical.modes",
     "nlpdyn.joints.ideal.Fixed.modes",
@@ -36,10 +34,6 @@ KNOWN_GAPS: set[str] = {
     "nlpdyn.joints.ideal.Universal.modes",
     "nlpdyn.joints.ideal._Driver.eta_at",
     "nlpdyn.joints.ideal._Driver.motion_at",
-    # nlpdyn.joints.modes
-    "nlpdyn.joints.modes.JointModes.excite",
-    # nlpdyn.joints.nonholonomic
-    "nlpdyn.joints.nonholonomic.VelocityConstraint.velocity_equations",
     # nlpdyn.result
     "nlpdyn.result.Result",
     "nlpdyn.result.Result.animate",

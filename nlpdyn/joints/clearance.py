@@ -35,11 +35,35 @@ def _positive(value):
 
 
 class ClearanceJoint(UnilateralConstraint):
-    """Common data and checks of the clearance joints."""
+    """Common data and checks of the clearance joints.
+
+    Parameters
+    ----------
+    parent, child : RigidBody
+        The bodies it joins (the child moves within the clearance).
+    point : array_like, shape (3,)
+        The joint's centre (global, initial configuration).
+    clearance : float
+        The radial (or, for a slider, lateral) clearance (m, > 0).
+    name : str, optional
+        Its name in results (default: a numbered one when added to a system).
+    friction : float
+        Coulomb coefficient of every gap's contact (0: frictionless).
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> ball = s.add_body("ball", 0.1, (1e-5, 1e-5, 1e-5))
+    >>> socket = nd.SphericalClearance(s.ground, ball, (0, 0, 0), clearance=1e-4)
+    >>> isinstance(socket, nd.ClearanceJoint), socket.clearance, socket.reaction_point()
+    (True, 0.0001, array([0., 0., 0.]))
+    """
 
     kind = "clearance joint"
 
-    def __init__(self, parent, child, point, clearance, name=None, friction=0.0):
+    def __init__(self, parent: RigidBody, child: RigidBody, point: ArrayLike, clearance: float,
+                 name: str | None = None, friction: float = 0.0):
         self.parent, self.child = parent, child
         self.bodies = (parent, child)
         self.name = name

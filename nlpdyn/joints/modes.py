@@ -13,6 +13,7 @@ constraints are psi_bar^T G = [kappa; 0] (eq. 3.22).
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,9 +79,24 @@ class JointModes:
         """[psi, psi_bar] = inv([free, constrained]).T, shape (6, 6) (seed eq. 3.19)."""
         return dual_basis(self.free, self.constrained)
 
-    def excite(self, free_columns) -> "JointModes":
+    def excite(self, free_columns: Iterable[int]) -> JointModes:
         """The modes with the free modes ``free_columns`` (indices) kinematically excited:
-        they move, in the order given, to the front of the constrained modes."""
+        they move, in the order given, to the front of the constrained modes.
+
+        Parameters
+        ----------
+        free_columns : iterable of int
+            Indices of the free modes a driver or excitation prescribes.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> bar = s.add_body("bar", 1.0, (1e-3, 0.08, 0.08))
+        >>> driven = nd.Revolute(s.ground, bar, (0, 0, 0), (0, 1, 0)).modes().excite([0])
+        >>> driven.free.shape, driven.constrained.shape, driven.n_excited
+        ((6, 0), (6, 6), 1)
+        """
         cols = list(free_columns)
         keep = [j for j in range(self.free.shape[1]) if j not in cols]
         return JointModes(self.free[:, keep], np.hstack([self.free[:, cols], self.constrained]),

@@ -57,8 +57,27 @@ class VelocityConstraint(Programmed):
                  name: str | None = None):
         super().__init__(bodies, equations, name)
 
-    def velocity_equations(self, states, t):
-        """The rows C v - zeta as a CasADi column of the states' q, v and t."""
+    def velocity_equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
+        """The rows C v - zeta as a CasADi column of the states' q, v and t.
+
+        Parameters
+        ----------
+        states : list of BodyState
+            The states of ``self.bodies``, in that order.
+        t : float or CasADi scalar
+            Time (s).
+
+        Examples
+        --------
+        >>> import casadi as ca
+        >>> import nlpdyn as nd
+        >>> s = nd.System(gravity=(0, 0, 0))
+        >>> sled = s.add_body("sled", mass=1.0, inertia=(0.1, 0.1, 0.1))
+        >>> knife = s.add_joint(nd.VelocityConstraint(
+        ...     [sled], lambda t, st: ca.dot(st.rdot, st.A[:, 1]), name="knife"))
+        >>> knife.velocity_equations(s.compile().states_of(knife), 0.0).shape
+        (1, 1)
+        """
         return Programmed.equations(self, states, t)
 
     def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
