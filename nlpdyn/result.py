@@ -24,6 +24,11 @@ from .result_summary import summary as _summary
 from .step_stats import StepStats
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from .joints.clearance import ClearanceJoint
+    from .system import System
     from .tables import Table
 
 __all__ = ["Result", "ResultFileError", "StepStats", "FORMAT", "FORMAT_VERSION", "STALE_AGE"]
@@ -235,8 +240,19 @@ class Result(_Lookups):
     def __repr__(self):
         return f"<Result {self.message!r}, {len(self.t)} points>"
 
-    def plot(self, *args, **kwargs):
-        """Quick overview plot (see :func:`nlpdyn.plotting.plot_result`)."""
+    def plot(self, *args, **kwargs) -> Figure:
+        """Quick overview plot (see :func:`nlpdyn.plotting.plot_result`).
+
+        Parameters
+        ----------
+        *args, **kwargs
+            :func:`~nlpdyn.plotting.plot_result`'s ``bodies``, ``title``, ``extra``,
+            ``angular`` and ``name``.
+
+        Examples
+        --------
+        >>> fig = res.plot(bodies=["crank"], angular=True)             # doctest: +SKIP
+        """
         from .plotting import plot_result
         return plot_result(self, *args, **kwargs)
 
@@ -375,24 +391,80 @@ class Result(_Lookups):
                       friction_vectors=at(self.friction_vectors, steps),
                       reaction_q=None if self.reaction_q is None else self.reaction_q[steps])
 
-    def animate(self, path, fps: float = 25.0, magnify_clearance: float = 1.0, **options) -> Path:
+    def animate(self, path: str | os.PathLike, fps: float = 25.0, magnify_clearance: float = 1.0,
+                **options) -> Path:
         """Write an animation of the bodies' shapes to ``path`` (.gif, or .mp4 with ffmpeg);
         ``magnify_clearance`` exaggerates the journals' offsets in clearance joints
-        (:func:`nlpdyn.animation.animate`, which lists the other options)."""
+        (:func:`nlpdyn.animation.animate`, which lists the other options).
+
+        Parameters
+        ----------
+        path : str or path-like
+            ``.gif`` or ``.mp4``.
+        fps : float
+            Frames per second of the file.
+        magnify_clearance : float
+            The journals' offsets drawn this many times larger.
+        **options
+            :func:`~nlpdyn.animation.animate`'s ``speed``, ``view``, ``dpi``,
+            ``max_frames``, ``up``, ``name`` and ``progress``.
+
+        Examples
+        --------
+        >>> res.animate("pendulum.gif", fps=20, magnify_clearance=50)     # doctest: +SKIP
+        """
         from .animation import animate
         return animate(self, path, fps=fps, magnify_clearance=magnify_clearance, **options)
 
-    def view_html(self, path, **options) -> Path:
+    def view_html(self, path: str | os.PathLike, **options) -> Path:
         """Write an interactive 3D view to a self-contained HTML file (plotly;
-        :func:`nlpdyn.viewer.view_html`)."""
+        :func:`nlpdyn.viewer.view_html`).
+
+        Parameters
+        ----------
+        path : str or path-like
+            The HTML file.
+        **options
+            :func:`~nlpdyn.viewer.view_html`'s ``fps``, ``speed``, ``magnify_clearance``,
+            ``max_frames``, ``up``, ``name`` and ``progress``.
+
+        Examples
+        --------
+        >>> res.view_html("run.html", magnify_clearance=50)             # doctest: +SKIP
+        """
         from .viewer import view_html
         return view_html(self, path, **options)
 
     # ------------------------------------------------------------------ orbit plots
-    def plot_orbit(self, joints, system=None, ax=None, title=None):
+    def plot_orbit(self, joints: ClearanceJoint | str | Sequence[ClearanceJoint | str],
+                   system: System | None = None, ax: Axes | None = None,
+                   title: str | None = None) -> Figure:
         """Journal orbit of clearance joints inside their clearance circles (see
         :func:`nlpdyn.plotting.plot_orbit`). ``joints``: joint objects or names, one or a
-        list; names are looked up in ``system`` (the system that was run)."""
+        list; names are looked up in ``system`` (the system that was run).
+
+        Parameters
+        ----------
+        joints : ClearanceJoint or str, or a list of them
+            The clearance joints.
+        system : System, optional
+            The system that was run (needed for joints given by name).
+        ax : matplotlib.axes.Axes, optional
+            Draw on these axes (one cylindrical or revolute joint).
+        title : str, optional
+            The figure's title.
+
+        Examples
+        --------
+        >>> import matplotlib; matplotlib.use("Agg")
+        >>> import nlpdyn as nd
+        >>> from problems import clearance_pendulum
+        >>> s = clearance_pendulum.build()
+        >>> res = nd.simulate(s, 0.05, (1e-3, 2e-3), progress=False)
+        >>> fig = res.plot_orbit(s.gaps[0].name, system=s)
+        >>> len(fig.axes) >= 1
+        True
+        """
         from .plotting import plot_orbit
         items = list(joints) if isinstance(joints, (list, tuple)) else [joints]
         if any(isinstance(j, str) for j in items):

@@ -36,10 +36,6 @@ KNOWN_GAPS: set[str] = {
     "nlpdyn.joints.ideal._Driver.motion_at",
     # nlpdyn.result
     "nlpdyn.result.Result",
-    "nlpdyn.result.Result.animate",
-    "nlpdyn.result.Result.plot",
-    "nlpdyn.result.Result.plot_orbit",
-    "nlpdyn.result.Result.view_html",
     # nlpdyn.stepper
     "nlpdyn.stepper.Stepper.resolution_note",
 }
