@@ -37,6 +37,22 @@ __all__ = ["Result", "ResultFileError", "StepStats", "FORMAT", "FORMAT_VERSION",
 class Result(_Lookups):
     """Trajectory of a simulation (like scipy's OdeResult).
 
+    Made by :func:`~nlpdyn.simulate`, :meth:`Stepper.result <nlpdyn.Stepper.result>` and
+    :meth:`load`, not by hand.
+
+    Parameters
+    ----------
+    t, q, v, h, energy, kinetic_energy, potential_energy, stats, success, status, message
+        The attributes below, of the same names.
+    mu, lam, gaps : ndarray
+        The constraint impulses (n_steps, n_eq), contact impulses (n_steps, n_gap) and true
+        gaps (n_points, n_gap) that the lookups read (:meth:`multipliers`, :meth:`gap`, ...).
+    body_names, constraint_rows, gap_rows, wrenches
+        Where each body and element sits in those arrays, and every element's wrenches.
+    initial_projection, info, contact_points, contact_vectors, force_elements, \
+element_work, element_potential, ledger, memory, friction, friction_vectors, reaction_q
+        The attributes and the lookups' per-element data (empty when not given).
+
     Attributes
     ----------
     t : ndarray, shape (n_points,)          output times (every accepted step)
@@ -68,14 +84,28 @@ class Result(_Lookups):
 
     Lookups (``position``, ``reaction_force``, ``gap``, ...) take a body or element itself
     or its name.
+
+    Examples
+    --------
+    >>> import nlpdyn as nd
+    >>> s = nd.System()
+    >>> _ = s.add_body("ball", mass=1.0, inertia=(4e-4, 4e-4, 4e-4))
+    >>> res = nd.simulate(s, t_end=0.01, h=1e-3, progress=False)
+    >>> res.success, res.t.shape, res.q.shape, res.position("ball").shape
+    (True, (11,), (11, 7), (11, 3))
     """
 
-    def __init__(self, t, q, v, h, energy, kinetic_energy, potential_energy, stats, mu, lam,
-                 gaps, body_names, constraint_rows, gap_rows, wrenches, success, status,
-                 message, initial_projection=None, info=None, contact_points=None,
-                 contact_vectors=None, force_elements=None, element_work=None,
-                 element_potential=None, ledger=None, memory=None, friction=None,
-                 friction_vectors=None, reaction_q=None):
+    def __init__(self, t: np.ndarray, q: np.ndarray, v: np.ndarray, h: np.ndarray,
+                 energy: np.ndarray, kinetic_energy: np.ndarray, potential_energy: np.ndarray,
+                 stats: StepStats, mu: np.ndarray, lam: np.ndarray, gaps: np.ndarray,
+                 body_names: Sequence[str], constraint_rows: dict, gap_rows: dict,
+                 wrenches: dict, success: bool, status: int, message: str,
+                 initial_projection: dict | None = None, info: dict | None = None,
+                 contact_points: dict | None = None, contact_vectors: dict | None = None,
+                 force_elements: dict | None = None, element_work: dict | None = None,
+                 element_potential: dict | None = None, ledger: dict | None = None,
+                 memory: dict | None = None, friction: dict | None = None,
+                 friction_vectors: dict | None = None, reaction_q: np.ndarray | None = None):
         self.t, self.q, self.v, self.h = t, q, v, h
         self.energy, self.kinetic_energy, self.potential_energy = energy, kinetic_energy, potential_energy
         self.stats, self.mu, self.lam, self.gaps = stats, mu, lam, gaps

@@ -34,8 +34,6 @@ KNOWN_GAPS: set[str] = {
     "nlpdyn.joints.ideal.Universal.modes",
     "nlpdyn.joints.ideal._Driver.eta_at",
     "nlpdyn.joints.ideal._Driver.motion_at",
-    # nlpdyn.result
-    "nlpdyn.result.Result",
     # nlpdyn.stepper
     "nlpdyn.stepper.Stepper.resolution_note",
 }
