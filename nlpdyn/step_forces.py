@@ -1,6 +1,7 @@
 """What the force elements exert over a step, as CasADi expressions of a compiled system:
-each element by its evaluation (explicit, backward Euler, energy-consistent), and the carry the
-energy-consistent elements hand from one step to the next in the stepper's memory.
+each element by its evaluation (explicit, backward Euler, energy-consistent), the carry the
+energy-consistent elements hand from one step to the next in the stepper's memory (its
+initial value, its energy), joint friction's terms, and the recorded steps' forces.
 
 The functions take the :class:`~nlpdyn.compiled.CompiledSystem` ``cs`` they belong to; its
 methods ``step_forces`` and ``step_forces_midpoint`` document them.
