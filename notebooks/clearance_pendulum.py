@@ -149,7 +149,9 @@ axes[0, 2].legend(fontsize="x-small")
 # `work:`, `impact:` and `contact:` columns plus `residual`, to round-off. Frictionless
 # sustained contact does no work, so the `contact:pin` column of a smooth slide is the
 # contact step's numerical dissipation. It also holds what the bore loses in a jam with
-# every gap already closed, which is physics (see the README).
+# every gap already closed, which is physics (see the user guide's *The energy ledger* page,
+# docs/guide/energy_ledger.md, and the *Jams* item of its *Joints, clearance and contact*
+# page, docs/guide/joints.md).
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(13, 4), sharey=False, constrained_layout=True)

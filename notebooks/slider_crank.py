@@ -220,8 +220,9 @@ axes[0, 0].legend(fontsize=7)
 #   bore ends and a shoulder are closed, the pin is at its largest tilt (5.74 deg, about
 #   2c / L = 0.1 rad), and the slider's velocity drops from +0.35 to -0.06 m/s. It behaves
 #   as an impact during persistent contact (a finite impulse within one step at every h,
-#   with either contact step): a wedging collision like the jams of case #3 (README,
-#   "Jams"). No gap opened before it, so the ledger books it as sustained contact.
+#   with either contact step): a wedging collision like the jams of case #3 (the *Jams*
+#   item of the user guide's *Joints, clearance and contact* page, docs/guide/joints.md).
+#   No gap opened before it, so the ledger books it as sustained contact.
 # - Joint B, 1 mm, first second (same command with `('B', 'spherical', 1e-3)` and h = 1e-3,
 #   5e-4, 2.5e-4, 1.25e-4): sustained contact -0.020 / -0.019 / -0.022 / -0.016 J, while the
 #   largest single step shrinks from 1.7e-3 to 2e-4 J. The loss is spread over episodes of

@@ -149,10 +149,58 @@ class Problem:
 
 
 # ---------------------------------------------------------------------------- checks
+# Each check reads "ok, within <tolerance>" or "OUTSIDE <tolerance> (off by ...)"; a check the
+# run is too short for says "not reached yet"; a dissipative or descriptive quantity says so.
+
 # within this share of the energy in play a conservative run's energy reads "ok"
 ENERGY_SHARE = 1e-2
 # within this distance (m) the slider-crank's slider range reads "ok" against its limits
 SLIDER_TOL = 1e-4
+# the pendulum's angle range against the closed form (rad): the midpoint step's phase error
+# does not move the turning points, which are sampled every h (h |w| <= 4.4e-3 rad at 1 m)
+PENDULUM_ANGLE_TOL = 1e-2
+# a conserved angular momentum (a free top's, a spherical pendulum's about the vertical):
+# the midpoint step keeps it exactly but for the solves' tolerance, which gathers to ~1e-6
+# of |L0| over 1e4 steps; ten times that
+MOMENTUM_SHARE = 1e-5
+# a clearance gap may close below zero by this share of the clearance: the loosest
+# penetration the stepper accepts (the "linearised" contact's; the iterated ones stay ~1e-9 m)
+GAP_SHARE = 1e-2
+# energy at the clearance pendulum's turning points may rise by this share of the energy in
+# play: the midpoint step's energy oscillates by ~2e-5 of it between turning points (the
+# ideal pendulum's range at h = 1e-3), which sampling picks up; impacts take out ~1e-3 of it
+TURNING_RISE_SHARE = 1e-4
+# a settled slide is a free translation, which the midpoint step keeps to round-off (1e-15
+# measured); the mean acceleration within this share of F_z / m leaves the solves' tolerance
+ACCELERATION_SHARE = 1e-6
+# the cross-section motion counts as stopped once the lateral speed stays below this share
+# of its largest (or below SETTLED_SPEED m/s when there was none)
+SETTLED_SHARE, SETTLED_SPEED = 1e-6, 1e-12
+# the clearance slider's final tilt against asin(2c/L) when both ends touch: the gaps close
+# to GAP_SHARE of c, which moves the tilt by that share
+TILT_SHARE = GAP_SHARE
+# the flexible base's lowest point against -2 m g / (4 k_z): sampled every h, the lowest
+# sample misses the swing's by up to (omega h)^2 / 8 of it (0.25 % at the defaults)
+SAG_SHARE = 1e-2
+# the programmed path's error (m): the constraint 'path' holds to the solves' tolerance
+# (check_tol 1e-7 on the scaled rows; ~5e-10 m measured)
+PATH_TOL = 1e-8
+# the energy ledger closes in exact arithmetic: round-off of its energy scale
+LEDGER_TOL = 1e-10
+# the LuGre block against scipy Radau: first order in h; 8.6e-4 of the spring's far end's
+# travel measured at h = 1e-3 over 20 s; five times that
+STICK_SLIP_SHARE = 5e-3
+# share of the time stuck against the reference's: a few samples either side of each switch
+# between sticking and slipping
+STUCK_TOL = 1e-2
+# two_loops' sliders against the closed-form kinematics at the driven crank angle (m): held
+# by the joints and the drive, so the solves' tolerance (7.7e-8 m measured)
+KINEMATIC_TOL = 1e-6
+# the rolling disk against its minimal-coordinate reference, second order in h (measured at
+# h = 1e-3 over 2 s: tilt drift 2.6e-6 of the tilt, the centre 1.8e-4 of the radius); ten
+# times that, or less
+TILT_DRIFT_SHARE = 1e-4
+CENTRE_SHARE = 1e-3
 
 
 def _turning_points(x) -> int:
@@ -162,23 +210,29 @@ def _turning_points(x) -> int:
     return int(np.count_nonzero(np.diff(step)))
 
 
-def _verdict(ok, tolerance) -> str:
-    return f"ok, within {tolerance}" if ok else f"OUTSIDE {tolerance}"
+def _verdict(ok, tolerance, off=None) -> str:
+    """"ok, within <tolerance>" or "OUTSIDE <tolerance>", with "(off by <off>)" when given."""
+    if ok:
+        return f"ok, within {tolerance}"
+    return f"OUTSIDE {tolerance}" + ("" if off is None else f" (off by {off})")
+
+
+def _in_play(res) -> float:
+    """The energy in play: the largest kinetic energy or the potential energy's range."""
+    return max(np.abs(res.kinetic_energy).max(initial=0.0), np.ptp(res.potential_energy))
 
 
 def _energy_report(res, args=None, what="conservative: energy is constant in the exact solution"):
     """The energy's drift and range against the energy in play: the largest kinetic energy or
     the potential energy's range, whichever is larger (a total that starts at zero says
-    nothing of scale)."""
+    nothing of scale). Only a conservative run's gets a verdict; ``what`` says why not."""
     e = res.energy
-    in_play = max(np.abs(res.kinetic_energy).max(initial=0.0), np.ptp(res.potential_energy))
+    in_play = _in_play(res)
     share = np.ptp(e) / in_play if in_play > 0 else 0.0
     verdict = (f"; {_verdict(share <= ENERGY_SHARE, f'{ENERGY_SHARE:.0%} of it')}"
                if what.startswith("conservative") else "")
     return (f"checked: energy drift {e[-1] - e[0]:+.3e} J, range {np.ptp(e):.3e} J, "
             f"{share:.2%} of the {in_play:.4g} J in play{verdict} ({what})")
-
-
 def _slider_report(res, args):
     x = res.position("slider")[:, 0]
     lo, hi = slider_crank.slider_limits()
@@ -213,61 +267,117 @@ def _pendulum_report(res, args):
     off = max(abs(theta.min() - a0), abs(theta.max() - (np.pi - a0)))
     return (f"checked: pendulum angle range {theta.min():.4f} .. {theta.max():.4f} rad against "
             f"the closed form {a0:.4f} .. {np.pi - a0:.4f} rad (released at rest): "
-            f"{_verdict(off <= 1e-2, '0.01 rad')}; " + energy)
+            + _verdict(off <= PENDULUM_ANGLE_TOL, f"{PENDULUM_ANGLE_TOL:g} rad", f"{off:.3g} rad")
+            + "; " + energy)
+
+
+def _momentum_check(drift, scale, what) -> str:
+    """A conserved angular momentum's largest change ``drift`` against MOMENTUM_SHARE of
+    ``scale`` (described by ``what``)."""
+    share = drift / scale if scale > 0 else 0.0
+    return _verdict(share <= MOMENTUM_SHARE, f"{MOMENTUM_SHARE:g} of {what}",
+                    f"{share:.2e} of it")
 
 
 def _spherical_report(res, args):
-    lz = spherical_pendulum.vertical_angular_momentum(res)
+    L = spherical_pendulum.angular_momentum(res, mass=args["mass"], length=args["length"])
+    lz = L[:, 2]
+    scale = np.linalg.norm(L, axis=1).max()
+    drift = np.abs(lz - lz[0]).max()
     return (f"checked: angular momentum about the vertical through the pivot {lz[0]:.6g} -> "
-            f"{lz[-1]:.6g} kg m^2/s (conserved: gravity has no moment about it); "
+            f"{lz[-1]:.6g} kg m^2/s, largest change {drift:.2e} (conserved: gravity has no "
+            f"moment about it): {_momentum_check(drift, scale, f'the largest |L| {scale:.4g}')}; "
             + _energy_report(res, args).removeprefix("checked: "))
 
 
 def _free_top_report(res, args):
     L = free_top.angular_momentum_global(res)
-    drift = np.max(np.linalg.norm(L - L[0], axis=1)) / np.linalg.norm(L[0])
-    return (f"checked: global angular momentum |L - L0|/|L0| <= {drift:.2e} (torque-free: "
-            f"constant); " + _energy_report(res, args).removeprefix("checked: "))
+    scale = np.linalg.norm(L[0])
+    drift = np.max(np.linalg.norm(L - L[0], axis=1))
+    return (f"checked: global angular momentum |L - L0|/|L0| <= "
+            f"{drift / scale if scale > 0 else 0.0:.2e} (torque-free: constant): "
+            f"{_momentum_check(drift, scale, '|L0|')}; "
+            + _energy_report(res, args).removeprefix("checked: "))
 
 
-def _radial_report(res, joint, c=None):
-    """Smallest gap of a radial clearance joint, and its largest eccentricity c - gap."""
+def _gap_check(gaps, c) -> str:
+    """The smallest of ``gaps`` against a penetration of GAP_SHARE of the clearance ``c``."""
+    tol = GAP_SHARE * c
+    return _verdict(gaps.min() >= -tol, f"{tol:.1e} m of penetration ({GAP_SHARE:.0%} of the "
+                    f"clearance)", f"{-gaps.min() - tol:.2e} m")
+
+
+def _radial_report(res, joint, c):
+    """Smallest gap of a radial clearance joint, and its largest eccentricity c - gap,
+    against a penetration of GAP_SHARE of the clearance."""
     gaps = res.gap(joint)
-    text = f"checked: joint {joint!r} smallest gap {gaps.min():.3e} m (>= 0 without penetration)"
-    if c is not None:
-        text += f", largest eccentricity {c - gaps[:, :2].min():.4e} m within clearance {c:.4e} m"
-    return text
+    return (f"checked: joint {joint!r} smallest gap {gaps.min():.3e} m, largest eccentricity "
+            f"{c - gaps[:, :2].min():.4e} m, to stay within clearance {c:.4e} m: "
+            + _gap_check(gaps, c))
 
 
 def _clearance_pendulum_report(res, args):
     if not res.gap_rows:
         return _energy_report(res, args)
+    text = _radial_report(res, "pin", args["clearance"])
     dE, _ = clearance_pendulum.turning_point_energy(res)
-    rising = np.max(np.diff(np.r_[0.0, dE])) if len(dE) else 0.0
     if not len(dE):
-        return _radial_report(res, "pin", args["clearance"]) + "; no turning point reached yet"
-    return (_radial_report(res, "pin", args["clearance"]) + "; energy at the swing's turning "
-            f"points {', '.join(f'{x:+.3e}' for x in dE[:4])} J (largest rise {rising:+.1e} J: "
-            "impacts only take energy out)")
+        return text + ("; energy at the swing's turning points: the run ends before the first "
+                       "turning point, not reached yet")
+    rising = np.max(np.diff(np.r_[0.0, dE]))
+    in_play = _in_play(res)
+    tol = TURNING_RISE_SHARE * in_play
+    return (text + "; energy at the swing's turning points "
+            f"{', '.join(f'{x:+.3e}' for x in dE[:4])} J, largest rise {rising:+.1e} J "
+            "(impacts only take energy out): "
+            + _verdict(rising <= tol, f"{tol:.1e} J ({TURNING_RISE_SHARE:g} of the "
+                       f"{in_play:.4g} J in play)", f"{rising - tol:.2e} J"))
+
+
+def _settled(res, body, k) -> bool:
+    """Whether ``body``'s cross-section motion (lateral velocity, angular velocity) has
+    stopped over the points from ``k`` on."""
+    for motion in (res.velocity(body)[:, :2], res.angular_velocity(body)):
+        speed = np.linalg.norm(motion, axis=1)
+        if speed[k:].max(initial=0.0) > SETTLED_SHARE * speed.max(initial=0.0) + SETTLED_SPEED:
+            return False
+    return True
 
 
 def _slide_acceleration(res, body, force, mass):
-    """Mean Z acceleration over the run's second half, against F_z / m."""
+    """Mean Z acceleration over the run's second half, against F_z / m once the
+    cross-section motion has stopped there (else not reached yet)."""
     t, vz = res.t, res.velocity(body)[:, 2]
     k = len(t) // 2
-    a = (vz[-1] - vz[k]) / (t[-1] - t[k]) if t[-1] > t[k] else float("nan")
-    return (f"Z acceleration over the second half {a:.5g} m/s^2 against F_z/m = "
-            f"{force / mass:.5g} m/s^2 (closed form once the cross-section motion has stopped)")
+    exact = force / mass
+    if t[-1] <= t[k] or not _settled(res, body, k):
+        return (f"Z acceleration against F_z/m = {exact:.5g} m/s^2 (closed form once the "
+                "cross-section motion has stopped): the run ends before that motion has stopped "
+                "for its second half, not reached yet")
+    a = (vz[-1] - vz[k]) / (t[-1] - t[k])
+    share = abs(a - exact) / abs(exact) if exact else abs(a)
+    return (f"Z acceleration over the second half {a:.5g} m/s^2 against F_z/m = {exact:.5g} "
+            f"m/s^2 (closed form once the cross-section motion has stopped): "
+            + _verdict(share <= ACCELERATION_SHARE, f"{ACCELERATION_SHARE:g} of it",
+                       f"{share:.2e} of it"))
 
 
 def _clearance_slider_report(res, args):
     text = "checked: " + _slide_acceleration(res, "tube", args["force"][2], args["mass"])
     if res.gap_rows:
-        A = res.rotation("tube")[-1]
         c, length = args["clearance"], args["length"]
-        text += (f"; final tilt {np.degrees(np.arcsin(abs(A[1, 2]))):.4f} deg against "
-                 f"asin(2c/L) = {np.degrees(np.arcsin(2 * c / length)):.4f} deg "
-                 "(both ends touching)") if c else ""
+        gaps = res.gap("bore")
+        tilt = np.arcsin(abs(res.rotation("tube")[-1][1, 2]))
+        exact = np.arcsin(2 * c / length)
+        if np.all(gaps[-1] <= GAP_SHARE * c):
+            off = abs(tilt - exact) / exact
+            text += (f"; final tilt {np.degrees(tilt):.4f} deg against asin(2c/L) = "
+                     f"{np.degrees(exact):.4f} deg (both ends touching): "
+                     + _verdict(off <= TILT_SHARE, f"{TILT_SHARE:.0%} of it",
+                                f"{off:.2%} of it"))
+        else:
+            text += (f"; final tilt {np.degrees(tilt):.4f} deg (the run ends before both ends "
+                     f"touch: asin(2c/L) = {np.degrees(exact):.4f} deg is not reached yet)")
         text += "; " + _radial_report(res, "bore", c).removeprefix("checked: ")
     return text
 
@@ -275,28 +385,54 @@ def _clearance_slider_report(res, args):
 def _prismatic_slider_report(res, args):
     text = "checked: " + _slide_acceleration(res, "slider", args["force"][2], args["mass"])
     if res.gap_rows:
-        engaged = int(np.sum(res.gap("cavity")[-1] < 1e-6))
-        text += (f"; smallest gap {res.gap('cavity').min():.3e} m, {engaged} of 12 vertex "
-                 "gaps closed at the end (5 with the default data)")
+        gaps = res.gap("cavity")
+        engaged = int(np.sum(gaps[-1] < 1e-6))
+        text += (f"; smallest gap {gaps.min():.3e} m: {_gap_check(gaps, args['clearance'])}; "
+                 f"{engaged} of 12 vertex gaps within 1e-6 m at the end (informative)")
     return text
+
+
+def _stop_reach(law, stiffness, in_play) -> float:
+    """How far a stop of ``law`` ("ln": K d^1.5, "kv": K d) deforms holding all the energy
+    in play: K d^(n+1) / (n+1) = E."""
+    n = triple_pendulum.LAW_DATA[law].get("exponent", 1.0)
+    return ((n + 1) * in_play / stiffness) ** (1 / (n + 1))
 
 
 def _triple_report(res, args):
     translation, rotation = triple_pendulum.relative_motion(res)
-    return (f"checked: slide in B {translation.min():+.4f} .. {translation.max():+.4f} m against "
-            f"the stops at +-{triple_pendulum.TRANSLATION_LIMIT} m; turn in C "
-            f"{np.degrees(rotation.min()):+.2f} .. {np.degrees(rotation.max()):+.2f} deg against "
-            f"+-{np.degrees(triple_pendulum.ROTATION_LIMIT):.0f} deg (penalty stops: small "
-            "excursions beyond the limits are the contact's deformation)")
+    law = triple_pendulum.LAW_DATA[args["law"]]
+    in_play = _in_play(res)
+    checks = []
+    for what, x, limit, k, unit, scale in (
+            ("slide in B", translation, triple_pendulum.TRANSLATION_LIMIT,
+             law["translation_stiffness"], "m", 1.0),
+            ("turn in C", rotation, triple_pendulum.ROTATION_LIMIT,
+             law["rotation_stiffness"], "deg", np.degrees(1.0))):
+        beyond = max(np.abs(x).max(initial=0.0) - limit, 0.0)
+        reach = _stop_reach(args["law"], k, in_play)
+        if np.abs(x).max(initial=0.0) < limit:
+            checks.append(f"{what} {scale * x.min():+.4g} .. {scale * x.max():+.4g} {unit} (the "
+                          f"stops at +-{scale * limit:.4g} {unit} are not reached yet)")
+            continue
+        checks.append(
+            f"{what} {scale * x.min():+.4g} .. {scale * x.max():+.4g} {unit} against the stops "
+            f"at +-{scale * limit:.4g} {unit}, {scale * beyond:.3g} {unit} beyond them: "
+            + _verdict(beyond <= reach, f"{scale * reach:.3g} {unit} (the stop's deformation "
+                       f"holding all {in_play:.3g} J in play)", f"{scale * (beyond - reach):.3g} "
+                       f"{unit}"))
+    return "checked: " + "; ".join(checks) + " (penalty stops deform)"
 
 
 def _rom_report(res, args):
     if "cone" not in res.force_elements:
         return _energy_report(res, args)
-    beyond = np.degrees(rom_pendulum.beyond_cone(res).max())
-    sigma = np.degrees(args.get("delta_sigma", rom_pendulum.REFERENCE["delta_sigma"]))
-    return (f"checked: largest latitude beyond the cone {beyond:.2f} deg, against the elastic "
-            f"band delta_sigma = {sigma:.2f} deg (the cone's moment is at its maximum there)")
+    beyond = rom_pendulum.beyond_cone(res).max()
+    sigma = args.get("delta_sigma", rom_pendulum.REFERENCE["delta_sigma"])
+    return (f"checked: largest latitude beyond the cone {np.degrees(beyond):.2f} deg, against "
+            f"the elastic band delta_sigma = {np.degrees(sigma):.2f} deg (the cone's moment is "
+            f"at its maximum there): "
+            + _verdict(beyond <= sigma, "the band", f"{np.degrees(beyond - sigma):.3g} deg"))
 
 
 def _flexible_base_report(res, args):
@@ -304,10 +440,18 @@ def _flexible_base_report(res, args):
     kz = args["stiffness"][2]
     sag = m * 9.81 / (4 * kz)
     z = res.position("base")[:, 2]
-    return (f"checked: base z {z.min():.4e} .. {z.max():.4e} m, mean {z.mean():.4e} m, against "
-            f"the static sag -m g/(4 k_z) = {-sag:.4e} m (released at rest it oscillates "
-            f"between 0 and {-2 * sag:.4e} m with period {2 * np.pi / flexible_base.frequencies(m)['z']:.4g} s "
-            "without damping)")
+    period = 2 * np.pi / flexible_base.frequencies(m, stiffness=args["stiffness"])["z"]
+    text = f"checked: base z {z.min():.4e} .. {z.max():.4e} m, mean {z.mean():.4e} m"
+    if np.any(args["damping"]):
+        return (text + f", static sag -m g/(4 k_z) = {-sag:.4e} m (damped supports: "
+                "informative, no verdict)")
+    text += (f"; released at rest it oscillates between 0 and 2 (-m g/(4 k_z)) = "
+             f"{-2 * sag:.4e} m with period {period:.4g} s")
+    if not _turning_points(z):
+        return text + " (the run ends before the lowest point: not reached yet)"
+    off = max(abs(z.min() + 2 * sag), abs(z.max())) / (2 * sag)
+    return text + ": " + _verdict(off <= SAG_SHARE, f"{SAG_SHARE:.0%} of the swing",
+                                  f"{off:.2%} of it")
 
 
 def _flexible_base_draw(res, panels, args):
@@ -322,17 +466,25 @@ def _chain_report(res, args):
     if res.gap_rows:
         worst = min(res.gap_rows, key=lambda j: res.gap(j).min())
         return _radial_report(res, worst, args["clearance"]) + "; " + _energy_report(
-            res, args, "energy may only decrease at impacts").removeprefix("checked: ")
+            res, args, "dissipative: energy may only decrease at impacts, no verdict"
+        ).removeprefix("checked: ")
     return _energy_report(res, args)
 
 
 def _stick_slip_report(res, args):
     x, v, _, _ = stick_slip.reference(res.t, args["pull"])
     mine = res.velocity("block")[:, 0]
+    miss = np.abs(res.position("block")[:, 0] - x).max()
+    travel = args["pull"] * (res.t[-1] - res.t[0])
+    tol = STICK_SLIP_SHARE * travel
+    stuck, stuck_ref = stick_slip.stick_fraction(mine), stick_slip.stick_fraction(v)
     return (f"checked: block position against scipy Radau on the same LuGre ODE (rtol 1e-10): "
-            f"largest difference {np.abs(res.position('block')[:, 0] - x).max():.3e} m "
-            f"(first order in h); time stuck {stick_slip.stick_fraction(mine):.3f} against "
-            f"{stick_slip.stick_fraction(v):.3f}")
+            f"largest difference {miss:.3e} m (first order in h): "
+            + _verdict(miss <= tol, f"{tol:.2e} m ({STICK_SLIP_SHARE:g} of the "
+                       f"{travel:.3g} m the spring's end travels)", f"{miss - tol:.2e} m")
+            + f"; time stuck {stuck:.3f} against {stuck_ref:.3f}: "
+            + _verdict(abs(stuck - stuck_ref) <= STUCK_TOL, f"{STUCK_TOL:g}",
+                       f"{abs(stuck - stuck_ref) - STUCK_TOL:.3f}"))
 
 
 def _stick_slip_draw(res, panels, args):
@@ -491,9 +643,14 @@ PROBLEMS["stick_slip"] = Problem(
 
 def _programmed_path_report(module):
     def report(res, args):
+        error = module.path_error(res).max()
+        closure = manipulator.ledger_closure(res)[0]
         return (f"checked: the end effector on its programmed path (the constraint 'path'): "
-                f"largest error {module.path_error(res).max():.2e} m; energy ledger closes to "
-                f"{manipulator.ledger_closure(res)[0]:.1e} of its energy scale")
+                f"largest error {error:.2e} m: "
+                + _verdict(error <= PATH_TOL, f"{PATH_TOL:g} m", f"{error - PATH_TOL:.2e} m")
+                + f"; energy ledger closes to {closure:.1e} of its energy scale: "
+                + _verdict(closure <= LEDGER_TOL, f"{LEDGER_TOL:g} (round-off)",
+                           f"{closure - LEDGER_TOL:.1e}"))
     return report
 
 
@@ -530,13 +687,18 @@ PROBLEMS["trough"] = Problem(
 def _rolling_disk_report(res, args):
     ref = rolling_disk.reference(res.t, args["tilt"], args["precession"], args["radius"],
                                  args["mass"])
-    drift = np.abs(rolling_disk.tilt(res) - args["tilt"]).max()
+    drift = np.abs(rolling_disk.tilt(res) - args["tilt"]).max() / args["tilt"]
     miss = np.linalg.norm(res.position("disk") - rolling_disk.centre(ref, args["radius"]),
                           axis=1).max()
+    tol = CENTRE_SHARE * args["radius"]
     return (f"checked: against the disk's own Lagrange-d'Alembert equations in minimal "
-            f"coordinates (DOP853, rtol 1e-12): the tilt drifts by {100 * drift / args['tilt']:.3g} % "
-            f"of its {np.degrees(args['tilt']):.4g} deg (steady precession keeps it); the centre "
-            f"is {miss:.3e} m from the reference's at most")
+            f"coordinates (DOP853, rtol 1e-12): the tilt drifts by {100 * drift:.3g} % of its "
+            f"{np.degrees(args['tilt']):.4g} deg (steady precession keeps it): "
+            + _verdict(drift <= TILT_DRIFT_SHARE, f"{TILT_DRIFT_SHARE:g} of it",
+                       f"{drift:.2e} of it")
+            + f"; the centre is {miss:.3e} m from the reference's at most: "
+            + _verdict(miss <= tol, f"{tol:.1e} m ({CENTRE_SHARE:g} of the radius)",
+                       f"{miss - tol:.2e} m"))
 
 
 PROBLEMS["rolling_disk"] = Problem(
@@ -554,10 +716,16 @@ def _two_loops_report(res, args):
     miss = max(np.abs(res.position(f"slider{k}")[:, 0]
                       - [two_loops.slider_x(p, k) for p in phi]).max() for k in (1, 2))
     made = two_loops.discretisation_energy(res)
+    in_play = _in_play(res)
     return (f"checked: both sliders against the loops' closed-form kinematics at the driven "
-            f"crank angle: largest difference {miss:.2e} m; the discretisation's energy (the "
-            f"ledger's residuals and the ideal joints' work) {made[-1]:+.3e} J at the end, "
-            f"{np.abs(made).max():.3e} J at most, over {two_loops.turns(res):.2f} turns")
+            f"crank angle: largest difference {miss:.2e} m: "
+            + _verdict(miss <= KINEMATIC_TOL, f"{KINEMATIC_TOL:g} m",
+                       f"{miss - KINEMATIC_TOL:.2e} m")
+            + "; the discretisation's energy (the ledger's residuals and the ideal joints' work) "
+            f"{made[-1]:+.3e} J at the end, {np.abs(made).max():.3e} J at most, "
+            f"{np.abs(made).max() / in_play if in_play > 0 else 0.0:.2e} of the {in_play:.4g} J "
+            f"in play, over {two_loops.turns(res):.2f} turns (informative: the driver feeds "
+            "energy in, so no verdict; it shrinks as h^2)")
 
 
 PROBLEMS["two_loops"] = Problem(

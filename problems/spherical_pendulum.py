@@ -30,15 +30,19 @@ def build(length=0.8, mass=1.2, tilt=0.6, spin=1.0, gravity=G) -> nd.System:
     return s
 
 
-def vertical_angular_momentum(res, body="rod") -> np.ndarray:
-    """Z component of the angular momentum about the fixed pivot, from positions, velocities
-    and orientations (numpy): m (r x rdot)_z + (A J' w')_z. Shape (n_points,)."""
-    s = build()
-    b = s.body(body)
-    r, rdot = res.position(body), res.velocity(body)
+def angular_momentum(res, body="rod", **build_args) -> np.ndarray:
+    """Angular momentum about the fixed pivot (global), from positions, velocities and
+    orientations (numpy): m r x rdot + A J' w', with the mass and inertia of
+    ``build(**build_args)``. Shape (n_points, 3)."""
+    b = build(**build_args).body(body)
     A = res.rotation(body)
     spin = np.einsum("nij,jk,nk->ni", A, b.inertia, res.angular_velocity(body))
-    return b.mass * np.cross(r, rdot)[:, 2] + spin[:, 2]
+    return b.mass * np.cross(res.position(body), res.velocity(body)) + spin
+
+
+def vertical_angular_momentum(res, body="rod", **build_args) -> np.ndarray:
+    """Z component of :func:`angular_momentum`. Shape (n_points,)."""
+    return angular_momentum(res, body, **build_args)[:, 2]
 
 
 def energy(res, body="rod", gravity=G) -> np.ndarray:

@@ -96,10 +96,22 @@ def outputs(res) -> dict:
             "actuator": res.reaction_force("actuator")[:, 1]}
 
 
+# lambda and lambda_bar_1 against the closed form, first order in h: share of the largest
+# closed-form value (measured 2.5e-3 and 2.2e-3 at h = 1e-3 over 2 s); four times that
+FORCE_SHARE = 1e-2
+
+
 def report(res, args=None) -> str:
-    """What a run is checked against: lambda and lambda_bar_1 against the closed form."""
+    """What a run is checked against: lambda and lambda_bar_1 against the closed form, each
+    within FORCE_SHARE of its largest closed-form value ("ok" or "OUTSIDE")."""
     out = outputs(res)
     exact = closed_form(out["t"])
-    parts = [f"{key} within {np.abs(out[key] - exact[key]).max(initial=0.0):.2e} N of "
-             f"{np.abs(exact[key]).max(initial=0.0):.3g} N" for key in ("lambda", "lambda_bar_1")]
-    return "checked: " + ", ".join(parts) + " (closed form; first order in h)"
+    parts = []
+    for key in ("lambda", "lambda_bar_1"):
+        miss = np.abs(out[key] - exact[key]).max(initial=0.0)
+        scale = np.abs(exact[key]).max(initial=0.0)
+        tol = FORCE_SHARE * scale
+        verdict = (f"ok, within {tol:.2e} N ({FORCE_SHARE:g} of it)" if miss <= tol else
+                   f"OUTSIDE {tol:.2e} N ({FORCE_SHARE:g} of it) (off by {miss - tol:.2e} N)")
+        parts.append(f"{key} off by at most {miss:.2e} N, its largest {scale:.3g} N: {verdict}")
+    return "checked: against the closed form (first order in h): " + "; ".join(parts)
