@@ -13,7 +13,7 @@ Adding a case study is one entry at the end of this file::
         variants={"ideal": Variant("ideal joints"),
                   "clearance": Variant("clearance joint", {"clearance": 1e-4})},
         options={"clearance": Option(float, "radial clearance [m]", variants=("clearance",))},
-        report=my_report,   # res -> str: what was checked, against what
+        report=my_report,   # (res, args) -> str: each check against what, with a verdict
         draw=my_draw)       # (res, panels) -> None: adds checks to the overview plot
 
 The first variant is the default; each variant's ``settings`` are keyword arguments of
@@ -285,8 +285,9 @@ def _spherical_report(res, args):
     scale = np.linalg.norm(L, axis=1).max()
     drift = np.abs(lz - lz[0]).max()
     return (f"checked: angular momentum about the vertical through the pivot {lz[0]:.6g} -> "
-            f"{lz[-1]:.6g} kg m^2/s, largest change {drift:.2e} (conserved: gravity has no "
-            f"moment about it): {_momentum_check(drift, scale, f'the largest |L| {scale:.4g}')}; "
+            f"{lz[-1]:.6g} kg m^2/s, largest change {drift:.2e} kg m^2/s (conserved: gravity "
+            f"has no moment about it): "
+            f"{_momentum_check(drift, scale, f'the largest |L| {scale:.4g}')}; "
             + _energy_report(res, args).removeprefix("checked: "))
 
 
