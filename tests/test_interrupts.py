@@ -11,13 +11,23 @@ from problems import clearance_pendulum, slider_crank
 
 
 def _interrupted(build, delays, **options):
-    """simulate() with SIGINT sent to this process after each of ``delays`` (s)."""
+    """simulate() with SIGINT sent to this process after each of ``delays`` (s), counted from
+    the first step (a SIGINT during the set-up, before any step, is Python's own
+    KeyboardInterrupt: there is no trajectory yet to keep)."""
     timers = [threading.Timer(d, os.kill, (os.getpid(), signal.SIGINT)) for d in delays]
     system = build()
-    for timer in timers:
-        timer.start()
+    step = nd.Stepper.step
+
+    def first_step_starts_the_timers(self, *args, **kwargs):
+        for timer in timers:
+            if not timer.is_alive() and not timer.finished.is_set():
+                timer.start()
+        return step(self, *args, **kwargs)
+
     try:
-        return nd.simulate(system, t_end=60.0, progress=False, **options)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(nd.Stepper, "step", first_step_starts_the_timers)
+            return nd.simulate(system, t_end=60.0, progress=False, **options)
     finally:
         for timer in timers:
             timer.cancel()
