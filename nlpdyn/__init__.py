@@ -30,8 +30,8 @@ sit above ``result.py``: a Result imports them when one is asked for)::
     joints/programmed.py    Programmed: Phi(q, t) = 0 written by the user
     joints/nonholonomic.py  VelocityConstraint: velocity-level rows w^T G = zeta
     joints/modes.py         JointModes: a joint's free and constrained mode vectors
-    joints/ideal.py         Spherical, Revolute, Cylindrical, Prismatic, Universal, Fixed,
-                            KinematicExcitation
+    joints/ideal.py         Spherical, Revolute, Cylindrical, Prismatic, Universal, Fixed
+    joints/excitation.py    KinematicExcitation: one of a joint's modes prescribed in time
     joints/library.py       Screw, Planar, PlanarTranslation
     joints/drivers.py       RotationDriver, TranslationDriver
     joints/clearance.py     clearance joints as gaps: Cylindrical-, Revolute-, Prismatic-,

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from .forces.elements import Gravity
-from .joints.ideal import Programmed, _Driver
+from .joints.excitation import _Driver
+from .joints.ideal import Programmed
 from .projection import project_positions
 from .rotations import rotation_matrices
 from .step_nlp import StepSolution

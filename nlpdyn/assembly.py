@@ -20,7 +20,8 @@ import numpy as np
 from .forces.elements import Gravity
 from .geometry import describe
 from .joints.clearance import ClearanceJoint
-from .joints.ideal import Joint, KinematicExcitation, Universal
+from .joints.excitation import KinematicExcitation
+from .joints.ideal import Joint, Universal
 from .result import Result, StepStats
 from .rotations import rotation_matrices
 

@@ -84,7 +84,22 @@ class _ImpactResolution:
 
     def resolution_note(self) -> str:
         """A note when an impact was not resolved in time (omega h above 1 and above 4
-        ``contact_resolution``: over within a few steps): its outcome depends on h."""
+        ``contact_resolution``: over within a few steps): its outcome depends on h.
+
+        Returns
+        -------
+        str
+            The note, or "" when every impact so far was resolved.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> ball = s.add_body("ball", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> _ = s.add_joint(nd.Spherical(s.ground, ball, (0, 0, 0)))
+        >>> nd.Stepper(s, h=1e-3).resolution_note()
+        ''
+        """
         _, when, name, omega_h = self.resolution["unresolved"]
         if not name:
             return ""

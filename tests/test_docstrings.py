@@ -17,27 +17,9 @@ import nlpdyn as nd
 
 docscrape = pytest.importorskip("numpydoc.docscrape")
 
-# Names (module.qualname) that still lack a section or annotations, in modules being documented
-# separately. This set must shrink: a name that no longer lacks anything fails
-# test_known_gaps_are_still_gaps until it is taken out.
-KNOWN_GAPS: set[str] = {
-    # nlpdyn.joints.ideal (at 578 lines: its joints' examples wait for the excitations and
-    # drivers to leave it)
-    "nlpdyn.joints.ideal.Cylindrical.modes",
-    "nlpdyn.joints.ideal.Fixed.modes",
-    "nlpdyn.joints.ideal.KinematicExcitation.default_name",
-    "nlpdyn.joints.ideal.KinematicExcitation.eta_at",
-    "nlpdyn.joints.ideal.Prismatic.modes",
-    "nlpdyn.joints.ideal.Revolute.modes",
-    "nlpdyn.joints.ideal.Spherical.frame",
-    "nlpdyn.joints.ideal.Spherical.modes",
-    "nlpdyn.joints.ideal.Universal.frame",
-    "nlpdyn.joints.ideal.Universal.modes",
-    "nlpdyn.joints.ideal._Driver.eta_at",
-    "nlpdyn.joints.ideal._Driver.motion_at",
-    # nlpdyn.stepper (written in nlpdyn/impact_resolution.py, being changed separately)
-    "nlpdyn.stepper.Stepper.resolution_note",
-}
+# Names (module.qualname) allowed to lack a section or annotations: none now. A name listed
+# here that no longer lacks anything fails test_known_gaps_are_still_gaps.
+KNOWN_GAPS: set[str] = set()
 
 
 def _documented(cls, name):

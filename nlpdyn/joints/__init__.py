@@ -3,7 +3,8 @@ from .base import BilateralConstraint, UnilateralConstraint
 from .clearance import (ClearanceJoint, CylindricalClearance, PrismaticClearance,
                         RevoluteClearance, SphericalClearance)
 from .drivers import RotationDriver, TranslationDriver
-from .ideal import (Cylindrical, Fixed, Joint, KinematicExcitation, Prismatic, Revolute, Spherical,
+from .excitation import KinematicExcitation
+from .ideal import (Cylindrical, Fixed, Joint, Prismatic, Revolute, Spherical,
                     Universal)
 from .library import Planar, PlanarTranslation, Screw
 from .modes import JointModes

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import casadi as ca
 import numpy as np
 
-from .ideal import Cylindrical, Joint, Prismatic, Revolute, _dot, _Driver
+from .excitation import _Driver
+from .ideal import Cylindrical, Joint, Prismatic, Revolute, _dot
 
 if TYPE_CHECKING:
     from .._typing import Symbolic

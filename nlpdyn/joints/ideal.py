@@ -3,12 +3,12 @@
 Geometry is given in the global frame at the initial configuration; the constructors store
 body-frame vectors. For a joint between ``parent`` and ``child``: ``point`` is where the
 joint sits (on both bodies initially), ``axis`` its direction (unit). The rotation and
-translation drivers are in :mod:`nlpdyn.joints.drivers`, programmed constraints in
+translation drivers are in :mod:`nlpdyn.joints.drivers`, the kinematic excitation of a
+joint's mode in :mod:`nlpdyn.joints.excitation`, programmed constraints in
 :mod:`nlpdyn.joints.programmed`.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import casadi as ca
@@ -16,8 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..body import BodyState, RigidBody
-from ..checks import (as_number, as_unit_vector, as_vector, call_user_function,
-                      number_problems, signature_problems, vector_problems)
+from ..checks import as_unit_vector, as_vector, vector_problems
 from ..rotations import perpendicular_pair
 from .base import BilateralConstraint, check_unit
 from .modes import JointModes, twists
@@ -140,11 +139,33 @@ class Spherical(Joint):
         return pc - pp
 
     def frame(self) -> np.ndarray:
-        """The global axes at the initial configuration, fixed in the parent."""
+        """The global axes at the initial configuration, fixed in the parent.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> j = nd.Spherical(s.ground, b, (0, 0, 0))
+        >>> j.frame()
+        array([[1., 0., 0.],
+               [0., 1., 0.],
+               [0., 0., 1.]])
+        """
         return np.eye(3)
 
     def modes(self) -> JointModes:
-        """Free: the three relative rotations; constrained: the three translations."""
+        """Free: the three relative rotations; constrained: the three translations.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> m = nd.Spherical(s.ground, b, (0, 0, 0)).modes()
+        >>> m.free.shape, m.constrained.shape   # twist coordinates [Omega; V]
+        ((6, 3), (6, 3))
+        """
         return JointModes(twists(rotations=np.eye(3)), twists(translations=np.eye(3)))
 
 
@@ -186,7 +207,17 @@ class Revolute(Joint):
 
     def modes(self) -> JointModes:
         """Free: rotation about e3 (the axis); constrained: rotations about e1, e2 and the
-        three translations."""
+        three translations.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> m = nd.Revolute(s.ground, b, (0, 0, 0), (0, 0, 1)).modes()
+        >>> m.free.ravel()       # rotation about e3, in twist coordinates [Omega; V]
+        array([0., 0., 1., 0., 0., 0.])
+        """
         return JointModes(twists(rotations=[E3]), twists(rotations=[E1, E2], translations=np.eye(3)))
 
 
@@ -229,7 +260,18 @@ class Cylindrical(Joint):
 
     def modes(self) -> JointModes:
         """Free: rotation about and translation along e3; constrained: rotations about and
-        translations along e1, e2."""
+        translations along e1, e2.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> m = nd.Cylindrical(s.ground, b, (0, 0, 0), (0, 0, 1)).modes()
+        >>> m.free.T             # rotation about e3, translation along e3
+        array([[0., 0., 1., 0., 0., 0.],
+               [0., 0., 0., 0., 0., 1.]])
+        """
         return JointModes(twists(rotations=[E3], translations=[E3]),
                           twists(rotations=[E1, E2], translations=[E1, E2]))
 
@@ -273,7 +315,17 @@ class Prismatic(Joint):
 
     def modes(self) -> JointModes:
         """Free: translation along e3; constrained: the three rotations and the translations
-        along e1, e2."""
+        along e1, e2.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> m = nd.Prismatic(s.ground, b, (0, 0, 0), (0, 0, 1)).modes()
+        >>> m.free.ravel()       # translation along e3
+        array([0., 0., 0., 0., 0., 1.])
+        """
         return JointModes(twists(translations=[E3]),
                           twists(rotations=np.eye(3), translations=[E1, E2]))
 
@@ -334,16 +386,45 @@ class Universal(Joint):
         return ca.vertcat(pc - pp, _dot(sp.vector(self.axis1), sc.vector(self.axis2)))
 
     def frame(self) -> np.ndarray:
-        """e1 = axis1, e2 = axis2 as at the initial configuration, e3 = axis1 x axis2."""
+        """e1 = axis1, e2 = axis2 as at the initial configuration, e3 = axis1 x axis2.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> j = nd.Universal(s.ground, b, (0, 0, 0), (1, 0, 0), (0, 1, 0))
+        >>> j.frame()[:, 2]       # e3 = axis1 x axis2
+        array([0., 0., 1.])
+        """
         return np.column_stack([self.axis1, self.axis2, np.cross(self.axis1, self.axis2)])
 
-    def modes(self, child_axis=None):
+    def modes(self, child_axis: ArrayLike | None = None) -> JointModes:
         """Free: rotations about axis1 (e1) and about axis2 as the child carries it;
         constrained: rotation about their common normal and the three translations.
 
         Not constant in the joint frame: ``child_axis`` is axis2's current direction in the
         joint frame, (0, cos a, sin a) after a rotation a about axis1 (default: e2, the
         initial configuration). The basis stays orthonormal, so the dual equals it.
+
+        Parameters
+        ----------
+        child_axis : array_like, shape (3,), optional
+            axis2's current direction in the joint frame (default e2).
+
+        Returns
+        -------
+        JointModes
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> j = nd.Universal(s.ground, b, (0, 0, 0), (1, 0, 0), (0, 1, 0))
+        >>> j.modes(child_axis=(0, 0, 1)).free[:3].T     # about e1, about axis2 turned to e3
+        array([[1., 0., 0.],
+               [0., 0., 1.]])
         """
         u = E2 if child_axis is None else np.asarray(child_axis, dtype=float)
         return JointModes(twists(rotations=[E1, u]),
@@ -395,184 +476,15 @@ class Fixed(Joint):
         return ca.vertcat(pc - pp, _dot(fp, ac), _dot(gp, ac), _dot(fc, gp))
 
     def modes(self) -> JointModes:
-        """No free mode; all six constrained."""
+        """No free mode; all six constrained.
+
+        Examples
+        --------
+        >>> import nlpdyn as nd
+        >>> s = nd.System()
+        >>> b = s.add_body("b", 1.0, (1e-3, 1e-3, 1e-3))
+        >>> m = nd.Fixed(s.ground, b, (0, 0, 0)).modes()
+        >>> m.free.shape, m.constrained.shape
+        ((6, 0), (6, 6))
+        """
         return JointModes(np.zeros((6, 0)), np.eye(6))
-
-
-# a dual vector's part below this (relative to its largest entry) counts as zero
-_ZERO = 1e-12
-
-
-class KinematicExcitation(BilateralConstraint):
-    """Prescribes the motion along one mode of an ideal joint (seed 004, eq. 3.10b).
-
-    The joint's free mode ``mode`` (a column index of ``joint.modes().free``) becomes a
-    kinematically excited constrained mode: its velocity coordinate psi^T G (psi that mode's
-    dual vector) is kappa(t), its position coordinate eta(t) = integral of kappa, measured
-    from the initial configuration. The joint's other modes stay as they are, so with
-    non-orthogonal modes (:class:`PlanarTranslation` with oblique directions) the excitation
-    moves the child along the excited mode while the remaining free modes keep their own
-    coordinates. The force that maintains the excitation is the constraint force of that mode
-    (``Result.joint_forces``). :class:`RotationDriver` and :class:`TranslationDriver` are the
-    special cases of a revolute, cylindrical or prismatic joint's axial mode.
-
-    Parameters
-    ----------
-    joint : Joint
-        The joint, added to the system too.
-    mode : int
-        Index of the free mode excited. Its dual vector must be a translation, or a rotation
-        about the joint axis e3 of a joint whose other rotations are locked.
-    kappa : float, optional
-        A constant rate: eta(t) = kappa t.
-    eta : float or callable, optional
-        eta(t) written with CasADi operations (``ca.sin``, ...), eta(0) = 0; its derivative
-        is kappa(t). Give ``kappa`` or ``eta``.
-
-    Examples
-    --------
-    >>> import nlpdyn as nd
-    >>> s = nd.System()
-    >>> cart = s.add_body("cart", mass=1.0, inertia=(0.1, 0.1, 0.1))
-    >>> rail = s.add_joint(nd.Prismatic(s.ground, cart, point=(0, 0, 0), axis=(1, 0, 0)))
-    >>> _ = s.add_joint(nd.KinematicExcitation(rail, 0, kappa=0.5))
-    >>> res = nd.simulate(s, t_end=0.1, h=1e-2, progress=False)
-    >>> round(float(res.position("cart")[-1, 0]), 6)
-    0.05
-    """
-
-    kind = "kinematic excitation"
-    n_equations = 1
-    suffix = "excitation"
-
-    def __init__(self, joint: Joint, mode: int, kappa: ArrayLike | None = None,
-                 eta: float | Callable | None = None, name: str | None = None):
-        self.joint = joint
-        self.bodies = getattr(joint, "bodies", ())
-        self.mode = mode
-        self.kappa = kappa if callable(kappa) else as_number(kappa)
-        self.eta = eta if callable(eta) else as_number(eta)
-        joint_name = getattr(joint, "name", None)
-        self.name = name or (f"{joint_name}_excitation" if joint_name else None)
-
-    def default_name(self, taken) -> str:
-        """``<joint>_excitation`` (a driver's ``<joint>_rotation`` or ``_translation``) when
-        its joint is named, else the class name and a number."""
-        joint_name = getattr(self.joint, "name", None)
-        if isinstance(joint_name, str) and f"{joint_name}_{self.suffix}" not in taken:
-            return f"{joint_name}_{self.suffix}"
-        return super().default_name(taken)
-
-    def problems(self) -> list[str]:
-        out = super().problems()
-        if not isinstance(self.joint, Joint):
-            return out + [f"{self.label}: needs an ideal joint, got {type(self.joint).__name__}"]
-        if (self.kappa is None) == (self.eta is None):
-            out.append(f"{self.label}: give kappa (a constant rate) or eta (a function of t)")
-        elif callable(self.kappa):
-            out.append(f"{self.label}: kappa varying in time: give its integral as eta(t)")
-        elif self.kappa is not None:
-            out += number_problems(self.label, "kappa", self.kappa)
-        elif callable(self.eta):
-            out += signature_problems(self.label, "eta", self.eta, ["t"])
-        else:
-            out += number_problems(self.label, "eta", self.eta,
-                                   expected="a finite number or a function of t")
-        if self.joint.problems():
-            return out          # the joint names its own problems
-        n_free = self.joint.modes().free.shape[1]
-        if not (isinstance(self.mode, (int, np.integer)) and 0 <= self.mode < n_free):
-            out.append(f"{self.label}: mode must be the index of one of the {n_free} free "
-                       f"modes of {self.joint.label}, got {self.mode!r}")
-        elif self._coordinate() is None:
-            out.append(f"{self.label}: free mode {self.mode} of {self.joint.label} cannot be "
-                       "excited (its dual vector couples rotation and translation, or rotates "
-                       "about an axis other than e3 or with other rotations free)")
-        return out
-
-    def _coordinate(self):
-        """("translation", b) or ("rotation", c) for the excited mode's dual [a; b], or None."""
-        modes = self.joint.modes()
-        if isinstance(self.joint, Universal):
-            return None                 # modes vary with the angle
-        psi = modes.dual[:, self.mode]
-        a, b = psi[:3], psi[3:]
-        tol = _ZERO * np.abs(psi).max()
-        if np.abs(a).max() <= tol:
-            return "translation", b
-        rotations_locked = np.abs(modes.free[:2]).max(initial=0.0) <= tol
-        if np.abs(b).max() <= tol and np.abs(a[:2]).max() <= tol and rotations_locked:
-            return "rotation", a[2]
-        return None
-
-    def eta_at(self, t):
-        """eta(t) (a CasADi scalar)."""
-        if self.kappa is not None:
-            return self.kappa * t
-        if not callable(self.eta):
-            return self.eta + 0 * t
-        return call_user_function(self.label, "eta", self.eta, (t,), size=1)
-
-    def equations(self, states: list[BodyState], t: float | Symbolic) -> Symbolic:
-        sp, sc = states
-        E = self.joint.frame()
-        kind, coef = self._coordinate()
-        eta = self.eta_at(t)
-        if kind == "translation":
-            pp, pc = self.joint._points(sp, sc)
-            z = ca.vertcat(*[_dot(sp.vector(E[:, i]), pc - pp) for i in range(3)])
-            return _dot(ca.DM(coef), z) - eta
-        theta = eta / coef
-        fc = sc.vector(E[:, 0])
-        return _dot(fc, sp.vector(E[:, 1])) * ca.cos(theta) - _dot(fc, sp.vector(E[:, 0])) * ca.sin(theta)
-
-    def reaction_point(self) -> np.ndarray | None:
-        return getattr(self.joint, "point", None)
-
-
-class _Driver(KinematicExcitation):
-    """One equation prescribing a joint's relative motion as a function of t: ``motion`` a
-    constant or a callable of t written with CasADi operations. A kinematic excitation of
-    the joint's axial rotation or translation (its free mode ``mode``)."""
-
-    n_equations = 1
-    joint_types: tuple = ()
-    suffix = ""
-    motion_name = "motion"
-    axial = None        # the excited twist in the joint frame
-
-    def __init__(self, joint: Joint, motion, name=None):
-        self.joint = joint
-        self.bodies = getattr(joint, "bodies", ())
-        self.motion = motion if callable(motion) else as_number(motion)
-        joint_name = getattr(joint, "name", None)
-        self.name = name or (f"{joint_name}_{self.suffix}" if joint_name else None)
-
-    @property
-    def mode(self) -> int:
-        """The index of the joint's free mode this driver excites."""
-        free = self.joint.modes().free
-        return int(np.argmax(np.abs(free.T @ self.axial)))
-
-    def problems(self) -> list[str]:
-        out = BilateralConstraint.problems(self)
-        if not isinstance(self.joint, self.joint_types):
-            names = " or ".join(t.__name__ for t in self.joint_types)
-            out.append(f"{self.label}: needs a {names} joint, got {type(self.joint).__name__}")
-        if callable(self.motion):
-            out += signature_problems(self.label, self.motion_name, self.motion, ["t"])
-        else:
-            out += number_problems(self.label, self.motion_name, self.motion,
-                                   expected="a finite number or a function of t")
-        return out
-
-    def motion_at(self, t):
-        """The prescribed angle or displacement at t (a CasADi scalar)."""
-        if not callable(self.motion):
-            return self.motion + 0 * t
-        return call_user_function(self.label, self.motion_name, self.motion, (t,), size=1)
-
-    eta_at = motion_at
-
-    def reaction_point(self) -> np.ndarray | None:
-        return None
