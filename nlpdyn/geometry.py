@@ -19,8 +19,9 @@ Examples
 >>> s = nd.System(gravity=(0, -9.81, 0))
 >>> bar = s.add_body("bar", mass=1.0, inertia=(2e-4, 0.0834, 0.0834), position=(0.5, 0, 0))
 >>> _ = s.add_joint(nd.Revolute(s.ground, bar, point=(0, 0, 0), axis=(0, 0, 1), name="pin"))
->>> describe(s)["bodies"]["bar"]             # a link from the pin to the centre of mass
-[{'shape': 'link', 'offset': [-0.5, 0.0, 0.0], 'point': [0.0, 0.0, 0.0]}]
+>>> [link] = describe(s)["bodies"]["bar"]    # from the pin through the centre of mass
+>>> link["offset"], [round(x, 4) + 0.0 for x in link["point"]]     # to the bar's far end
+([-0.5, 0.0, 0.0], [0.4999, 0.0, 0.0])
 """
 from __future__ import annotations
 
@@ -71,14 +72,21 @@ def _distinct(points, scale) -> list:
 
 def _default_shapes(body, joint_points, other_points) -> list:
     """A body without shapes: links joining its joint points (body frame) along their shortest
-    spanning tree, or from its one joint point to its centre of mass; its inertia-equivalent
-    box when they span nothing. A link from the centre of mass to every other point."""
+    spanning tree, or from its one joint point through its centre of mass to the far face of
+    its inertia-equivalent box (a bar hinged at one end: the whole bar); that box when they
+    span nothing. A link from the centre of mass to every other point."""
     box = inertia_box(body.mass, body.inertia)
     local = [body.local_point(p) for p in joint_points]
     scale = max([1.0, *(float(np.linalg.norm(p)) for p in local)])
     nodes = _distinct(local, scale)
+    axes = np.linalg.eigh(0.5 * (body.inertia + body.inertia.T))[1]
     if len(nodes) == 1:
-        nodes = _distinct([*nodes, np.zeros(3)], scale)
+        # one joint: a link through the centre of mass to the inertia box's far face
+        joint = nodes[0]
+        along = -joint / max(float(np.linalg.norm(joint)), 1e-300)
+        far = along * 0.5 * float(np.abs(box * (axes.T @ along)).sum())
+        nodes = _distinct([joint, far if np.linalg.norm(far) > SAME_POINT * scale
+                           else np.zeros(3)], scale)
     shapes = []
     if len(nodes) >= 2:
         points = np.array(nodes)
@@ -87,7 +95,6 @@ def _default_shapes(body, joint_points, other_points) -> list:
         shapes = [Link(offset=nodes[i], point=nodes[j]).to_dict()
                   for i, j in sorted(zip(tree.row.tolist(), tree.col.tolist()))]
     if not shapes:
-        axes = np.linalg.eigh(0.5 * (body.inertia + body.inertia.T))[1]
         shapes = [{"shape": "box", "offset": [0.0, 0.0, 0.0], "size": box.tolist(),
                    "axes": axes.tolist()}]
     for p in _distinct([body.local_point(p) for p in other_points], scale):

@@ -127,14 +127,27 @@ def test_slender_rod_joins_its_joint_points(crank_run):
             assert max(gaps) <= 1e-6           # the rod stays on its joints (constraint drift)
 
 
-def test_one_joint_is_a_link_to_the_centre_of_mass_and_none_a_box():
+@pytest.mark.parametrize("mass", [1.0, 1e-3, 50.0])
+def test_one_joint_is_a_link_through_the_centre_of_mass_and_none_a_box(mass):
+    """A bar hinged at one end: one link from the pin through the centre of mass to the far
+    face of the uniform box with its mass and inertia (half-length sqrt(3 (I_y + I_z - I_x)
+    / 2 m) along x); a near point mass: just past its centre; a body with no joint: the box."""
     s = nd.System()
-    bar = s.add_body("bar", mass=1.0, inertia=(1e-3, 0.08, 0.08), position=(0.5, 0, 0))
+    inertia = mass * np.array([1e-3, 0.08, 0.08])
+    bar = s.add_body("bar", mass=mass, inertia=inertia, position=(0.5, 0, 0))
+    bob = s.add_body("bob", mass=mass, inertia=(1e-12, 1e-12, 1e-12), position=(0, -1, 0))
     s.add_body("free", mass=1.0, inertia=(1e-3, 0.08, 0.08), position=(0, 1, 0))
     s.add_joint(nd.Revolute(s.ground, bar, (0, 0, 0), (0, 0, 1), name="pin"))
+    s.add_joint(nd.Spherical(s.ground, bob, (0, 0, 0), name="pivot"))
     shapes = describe(s)["bodies"]
-    assert shapes["bar"] == [{"shape": "link", "offset": [-0.5, 0.0, 0.0],
-                              "point": [0.0, 0.0, 0.0]}]
+    [link] = shapes["bar"]
+    half = np.sqrt(3 * (inertia[1] + inertia[2] - inertia[0]) / (2 * mass))
+    assert link["shape"] == "link" and link["offset"] == [-0.5, 0.0, 0.0]
+    assert np.abs(np.subtract(link["point"], [half, 0, 0])).max() <= ROUND_OFF
+    [rod] = shapes["bob"]
+    assert rod["offset"] == [0.0, 1.0, 0.0]
+    # the point mass's own box: edges sqrt(6 I / m), its far face sqrt(1.5 I / m) below
+    assert np.subtract(rod["point"], [0, -np.sqrt(1.5e-12 / mass), 0]) == pytest.approx(0, abs=1e-12)
     assert [x["shape"] for x in shapes["free"]] == ["box"]
 
 
