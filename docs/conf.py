@@ -119,8 +119,8 @@ os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.g
 
 nb_custom_formats = {".py": ["jupytext.reads", {"fmt": "py:percent"}]}
 nb_execution_mode = "force"
-nb_execution_raise_on_error = True     # a failing notebook fails the build
-nb_execution_show_tb = True            # ... and the log shows its traceback
+nb_execution_raise_on_error = True     # a failing notebook stops the build (with or without -W);
+                                       # the cell's traceback is in the log file Sphinx names
 nb_execution_timeout = 600             # per cell: the slowest quick-mode cell takes ~30 s
 nb_merge_streams = True                # one block per cell for what it prints
 
