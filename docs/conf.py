@@ -3,6 +3,10 @@
 Build from the repository root (warnings are errors, as in CI)::
 
     python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+It executes the case-study notebooks (about 2 min on 2 cores) and writes them with their
+images to the output directory's parent (``docs/_build/jupyter_execute``): give a build
+elsewhere a folder of its own, e.g. ``/tmp/me_docs/html``.
 """
 import os
 import sys
@@ -10,8 +14,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))          # nlpdyn and the case studies (problems/) from the checkout
-os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ.setdefault("NLPDYN_QUICK", "1")
+# This process draws without a display (the gallery's figures); the notebooks' kernels inherit
+# the environment and draw inline, so that each cell's figures land in its output (an Agg
+# backend there, as tests/test_notebooks.py uses, would leave the pages without figures).
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")
+os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
 
 import nlpdyn  # noqa: E402
 
@@ -26,12 +36,17 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
-    "myst_parser",
+    "myst_nb",                         # the Markdown pages and the case-study notebooks
     "sphinx_gallery.gen_gallery",
 ]
 
-source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
-exclude_patterns = ["_build", "examples/*.md", "examples/README.txt", "**/README.txt"]
+# myst_nb registers .md (MyST, as myst_parser did) and .ipynb; the notebooks' jupytext percent
+# scripts come in through nb_custom_formats below (.py), so every other .py under docs/ (this
+# file, the gallery's sources and the copies sphinx-gallery writes next to its pages, with
+# their .ipynb) is excluded.
+exclude_patterns = ["_build", "examples/*.md", "examples/README.txt", "**/README.txt",
+                    "conf.py", "examples/*.py", "gallery/*.py", "gallery/*.ipynb",
+                    "jupyter_execute"]
 templates_path = ["_templates"]
 root_doc = "index"
 
@@ -71,6 +86,43 @@ autosummary_context = {"inherited_from": _inherited_from(nlpdyn.__all__, SHOW_IN
 # --- Markdown pages (README's sections, docs/CASES.md, docs/FORMULATION.md) -----------------
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3
+
+# --- Case-study notebooks: notebooks/*.py rendered with their code, output and figures -------
+# The jupytext percent scripts live once, in notebooks/ (the tests run them from there); each
+# build copies them to docs/notebooks/ (generated, ignored by git), where myst-nb reads them
+# through jupytext and executes them in quick mode (NLPDYN_QUICK=1, set above) in a kernel
+# that imports nlpdyn and the case studies from this checkout. A cell that raises fails the
+# build. Every notebook Sphinx reads is executed ("force"): a cache keyed on the notebook's
+# text alone would serve the outputs of an older nlpdyn, and pass a notebook that the library
+# has since broken. The executed notebooks and their images go to jupyter_execute/ next to the
+# output directory (docs/_build/jupyter_execute for the command above).
+NOTEBOOKS_SRC = ROOT / "notebooks"
+NOTEBOOKS_DST = Path(__file__).resolve().parent / "notebooks"
+
+
+def _copy_notebooks():
+    """Copy notebooks/*.py to docs/notebooks/, touching only the files whose text changed (an
+    unchanged copy keeps its time stamp, so Sphinx does not read it again); drop stale ones."""
+    NOTEBOOKS_DST.mkdir(exist_ok=True)
+    sources = {p.name: p.read_text(encoding="utf-8") for p in sorted(NOTEBOOKS_SRC.glob("*.py"))}
+    for name, text in sources.items():
+        dst = NOTEBOOKS_DST / name
+        if not dst.exists() or dst.read_text(encoding="utf-8") != text:
+            dst.write_text(text, encoding="utf-8")
+    for dst in NOTEBOOKS_DST.glob("*.py"):
+        if dst.name not in sources:
+            dst.unlink()
+
+
+_copy_notebooks()
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+
+nb_custom_formats = {".py": ["jupytext.reads", {"fmt": "py:percent"}]}
+nb_execution_mode = "force"
+nb_execution_raise_on_error = True     # a failing notebook stops the build (with or without -W);
+                                       # the cell's traceback is in the log file Sphinx names
+nb_execution_timeout = 600             # per cell: the slowest quick-mode cell takes ~30 s
+nb_merge_streams = True                # one block per cell for what it prints
 
 # --- Gallery: every example runs at build time (a few seconds each) and keeps its figure --
 sphinx_gallery_conf = {

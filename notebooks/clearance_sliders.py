@@ -84,7 +84,7 @@ def velocity_panels(axes, res, body, law):
     axes[1, 0].set(xlabel="t [s]", ylabel="v_z [m/s]", title=f"axial velocity (= {law})")
 
 
-tube = nd.simulate(clearance_slider.build(), t_end=T_END, h=H)
+tube = nd.simulate(clearance_slider.build(), t_end=T_END, h=H, progress=False)
 print(tube.summary())
 print(f"min gap {tube.gap('bore').min():.1e} m, EOM residual <= {tube.stats.eom_residual.max():.1e}")
 
@@ -120,7 +120,7 @@ print(f"max |v_z - 30 t| = {np.abs(v[:, 2] - 30 * tube.t).max():.1e} m/s")
 # ## Triangular prismatic slider
 
 # %%
-prism = nd.simulate(prismatic_slider.build(), t_end=T_END, h=H)
+prism = nd.simulate(prismatic_slider.build(), t_end=T_END, h=H, progress=False)
 print(prism.summary())
 print(f"min gap {prism.gap('cavity').min():.1e} m, EOM residual <= {prism.stats.eom_residual.max():.1e}")
 

@@ -77,7 +77,7 @@ axes[2].axhline(ss.F_C, color="grey", lw=0.8)
 axes[2].set_ylabel("friction [N]")
 axes[2].set_xlabel("t [s]")
 axes[2].legend(loc="lower right")
-fig.suptitle("LuGre stick-slip: block pulled through a spring at 0.1 m/s")
+fig.suptitle("LuGre stick-slip: block pulled through a spring at 0.1 m/s");
 
 # %% [markdown]
 # ## The Stribeck curve
@@ -112,4 +112,4 @@ ax.semilogx(u, curve, label="closed form")
 ax.semilogx(speeds, steady, "o", label="nlpdyn, steady state")
 ax.set_xlabel("sliding speed [m/s]")
 ax.set_ylabel("friction [N]")
-ax.legend()
+ax.legend();

@@ -83,7 +83,7 @@ fig, ax = plt.subplots(figsize=(7, 3.5))
 for name, res in runs.items():
     ax.semilogy(res.t[1:], np.maximum(m.constraint_violation(res), 1e-16), label=name)
 ax.set(xlabel="t [s]", ylabel="|Phi| [m]")
-ax.legend(fontsize=7)
+ax.legend(fontsize=7);
 
 # %% [markdown]
 # ## Joint coordinates (seed Fig. 9)

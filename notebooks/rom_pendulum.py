@@ -76,7 +76,7 @@ for label, res in runs.items():
         ax.plot(res.t, res.position("pendulum")[:, k], label=label, lw=0.9)
 for k, ax in enumerate(axes):
     ax.set(xlabel="t [s]", ylabel=f"{'xyz'[k]} [m]", title=f"centre of mass, {'xyz'[k]}")
-axes[0].legend(fontsize=8)
+axes[0].legend(fontsize=8);
 
 # %% [markdown]
 # ## Latitude against time and longitude (seed Fig. 18)
@@ -132,7 +132,7 @@ axes[0].set(xlabel="t [s]", ylabel="[N m]", title="|motion-restricting moment|")
 axes[1].set(xlabel="t [s]", ylabel="[N m]", title="|dissipative moment|")
 axes[2].set(xlabel="t [s]", ylabel="[J]", title="mechanical energy")
 axes[0].legend(fontsize=8)
-axes[2].legend(fontsize=7)
+axes[2].legend(fontsize=7);
 
 # %% [markdown]
 # ## The moment law against kappa (seed Figs. 13, 22, 24)
@@ -149,7 +149,7 @@ for mp in rp.SWEEPS["max_moment"]:
 axes[0].set(xlabel="kappa [deg]", ylabel="[N m]", title="m_p = 226 N m, delta_sigma swept")
 axes[1].set(xlabel="kappa [deg]", ylabel="[N m]", title="delta_sigma = 11.5 deg, m_p swept")
 axes[0].legend(fontsize=8)
-axes[1].legend(fontsize=8)
+axes[1].legend(fontsize=8);
 
 # %% [markdown]
 # ## The seed's sweeps (Table 4, Figs. 23, 25, 26)

@@ -52,7 +52,7 @@ except ImportError:                    # the repository root on PYTHONPATH
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
 T_END, H = (0.5, 1e-3) if QUICK else (5.0, 1e-3)
 
-res = nd.simulate(slider_crank.build(), t_end=T_END, h=H)
+res = nd.simulate(slider_crank.build(), t_end=T_END, h=H, progress=False)
 print(res.summary())
 print("initial projection:", {k: v for k, v in res.initial_projection.items() if k != "body_changes"})
 for body, change in res.initial_projection["body_changes"].items():
@@ -183,7 +183,7 @@ for ax, (label, res) in zip(axes.ravel(), clearance_runs):
     ax.plot(ledger.index, ledger.residual, label="residual")
     ax.plot(ledger.index, ledger.total - ledger.total[0], "k", lw=0.8, label="total change")
     ax.set(title=label, xlabel="t [s]", ylabel="J")
-axes[0, 0].legend(fontsize=7)
+axes[0, 0].legend(fontsize=7);
 
 # %% [markdown]
 # Full 5 s runs, final values in J (`MPLBACKEND=Agg python notebooks/slider_crank.py`, this

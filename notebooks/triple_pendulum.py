@@ -131,7 +131,7 @@ fig, ax = plt.subplots(figsize=(7, 3.2), constrained_layout=True)
 for law, res in runs.items():
     ax.plot(res.t, res.energy - res.energy[0], label=law.upper())
 ax.set(xlabel="t [s]", ylabel="E - E0 [J]")
-ax.legend()
+ax.legend();
 
 # %% [markdown]
 # ## Long Kelvin-Voigt run (seed Fig. 18)

@@ -72,4 +72,4 @@ for ax, key in zip(axes, ("lambda", "lambda_bar_1", "actuator")):
     ax.set(xlabel="t [s]", ylabel="[N]", title=key)
     print(f"{key}: max error {np.abs(out[key] - exact[key]).max():.2e} N "
           f"of {np.abs(exact[key]).max():.3g} N")
-axes[0].legend()
+axes[0].legend();
