@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -270,21 +270,35 @@ element_work, element_potential, ledger, memory, friction, friction_vectors, rea
     def __repr__(self):
         return f"<Result {self.message!r}, {len(self.t)} points>"
 
-    def plot(self, *args, **kwargs) -> Figure:
-        """Quick overview plot (see :func:`nlpdyn.plotting.plot_result`).
+    def plot(self, bodies: list[str] | None = None, title: str | None = None,
+             extra: Callable | None = None, angular: bool = False,
+             name: str | None = None) -> Figure:
+        """Overview in one Figure (:func:`nlpdyn.plotting.plot_result`): a panel per body,
+        energy, constraint violation and, when it varies, the step size.
 
         Parameters
         ----------
-        *args, **kwargs
-            :func:`~nlpdyn.plotting.plot_result`'s ``bodies``, ``title``, ``extra``,
-            ``angular`` and ``name``.
+        bodies : list of str, optional
+            Bodies to show (default: all, at most 4).
+        title : str, optional
+            The figure's title (the run's message is added below it).
+        extra : callable, optional
+            ``extra(res, panels)`` draws more; ``panels`` maps names to axes.
+        angular : bool
+            Add each body's angular velocity (body frame).
+        name : str, optional
+            The model's name, leading the title.
+
+        Returns
+        -------
+        matplotlib.figure.Figure
 
         Examples
         --------
         >>> fig = res.plot(bodies=["crank"], angular=True)             # doctest: +SKIP
         """
         from .plotting import plot_result
-        return plot_result(self, *args, **kwargs)
+        return plot_result(self, bodies, title, extra, angular, name)
 
     # ------------------------------------------------------------------ joint modes
     def joint_modes(self, name: str) -> dict:
