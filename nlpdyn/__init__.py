@@ -24,6 +24,7 @@ sit above ``result.py``: a Result imports them when one is asked for)::
     _typing.py              names of the types in public signatures (type checkers only)
     rotations.py            Euler-parameter algebra (A, E, G; w <-> pdot), numpy and CasADi
     checks.py               checks of user input shared by bodies and elements; ModelError
+    progress.py             progress bars; tqdm imported only when one may show
     shapes.py               Box, Cylinder, Sphere, Link: shapes that draw a body, their checks
     body.py                 RigidBody, Ground, BodyState (a body's state as symbols)
     joints/base.py          Element; BilateralConstraint (Phi = 0), UnilateralConstraint (g >= 0)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from .geometry import (VIEW, model_name, placed, scene, time_labels, up_direction,
                        view_frame)
+from .progress import progress_bar
 
 WRITERS = {".gif": "pillow", ".mp4": "ffmpeg"}
 # at most this many ticks per axis: their labels are a third of a frame's drawing time
@@ -176,8 +176,8 @@ def animate(res, path, fps: float = 25.0, speed: float = 1.0, magnify_clearance:
     try:
         show = _stage(fig.add_subplot(projection="3d"), (view_data, names),
                       time_labels(res.t[indices]), view, _title(res, name, magnify_clearance))
-        bar = tqdm(total=len(indices), unit="frame", desc=path.suffix[1:].upper(),
-                   disable=None if progress is None else not progress)
+        bar = progress_bar(progress, total=len(indices), unit="frame",
+                           desc=path.suffix[1:].upper())
         # each frame drawn once, by the writer (an animation object would draw it twice)
         with bar, writer.saving(fig, path, dpi):
             for k in range(len(indices)):

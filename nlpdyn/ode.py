@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 import casadi as ca
 import numpy as np
-from tqdm.auto import tqdm
 
 from .fastcall import FastFunction
+from .progress import progress_bar
 from .projection import normalise
 from .result import Result, StepStats
 from .rotations import G_matrix
@@ -152,7 +152,7 @@ def simulate_ode(system: System, t_end: float, method: str = "Radau", rtol: floa
     nq = cs.nq
     ts, xs, zs, walls = [t0], [x0], [memory["z"]], []
     status, message = 0, "reached t_end"
-    bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
+    bar = progress_bar(progress, total=float(t_end - t0), unit="s",
                bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
     tic = time.perf_counter()
     try:

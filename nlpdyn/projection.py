@@ -159,6 +159,11 @@ class GapProjector(_GaussNewton):
         return result
 
 
+# up to this many velocity unknowns independent_rows tries numpy's singular values first
+# (threaded BLAS keeps them cheap at this size)
+_FULL_RANK_BY_SVD = 100
+
+
 def independent_rows(cs, q, t, tol=1e-9, samples=2, seed=0):
     """Indices of a largest set of linearly independent constraint rows near q (on the
     manifold), by QR with column pivoting of Pi^T.
@@ -168,6 +173,13 @@ def independent_rows(cs, q, t, tol=1e-9, samples=2, seed=0):
     configurations reached by small random moves along the mechanism's free directions and
     projected back onto the constraints, and the row set of the largest rank is returned.
     ``tol``: relative size of the pivots counted as zero."""
+    if cs.n_eq <= cs.nv <= _FULL_RANK_BY_SVD:
+        # clearly independent rows need no QR (nor scipy's 0.1 s import): a pivoted QR's
+        # pivots are at least sigma_min, its largest at most sigma_max
+        s = np.linalg.svd(np.asarray(cs.velocity_jacobian(q, t)).reshape(cs.n_eq, cs.nv),
+                          compute_uv=False)
+        if s.min(initial=np.inf) > 1e3 * tol * s.max(initial=0.0):
+            return np.arange(cs.n_eq, dtype=np.int32)     # as scipy's pivots
     from scipy.linalg import qr
     from threadpoolctl import threadpool_limits
     rng = np.random.default_rng(seed)
@@ -225,7 +237,7 @@ def _projections(cs) -> _Projections:
 
 def _scaling(cs) -> ca.DM:
     """L^-T as a sparse DM (M = L L^T is block diagonal, 3x3 blocks): dx = L^-T dy."""
-    return ca.DM(_block_diagonal(cs.L, invert=True).T.tocsc())
+    return _block_diagonal(cs.L, invert=True).T
 
 
 def _scaled_jacobian(cs, jacobian) -> ca.Function:

@@ -10,9 +10,9 @@ import traceback
 import warnings
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from .assembly import Recorder, build_result
+from .progress import progress_bar
 from .result import Result
 from .step_outcome import StepFailure
 
@@ -121,7 +121,7 @@ def run_stepper(stepper, t_end: float, *, t0: float, output_every: int, times, p
     recorder = Recorder(stepper, output_every)
     stepper._log = None       # the recorder keeps what the result needs (output_every)
     status, message, fault = 0, "reached t_end", ""
-    bar = tqdm(total=float(t_end - t0), unit="s", disable=(None if progress is None else not progress),
+    bar = progress_bar(progress, total=float(t_end - t0), unit="s",
                bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
     last_update = stepper.t
     with _HeldInterrupts() as interrupts:

@@ -117,18 +117,27 @@ def _min_or_inf(x):
     return ca.mmin(x) if x.numel() else ca.DM(np.inf)
 
 
-def _block_diagonal(L, invert=False):
-    """The block-diagonal (3x3 blocks) matrix L as scipy CSC, or its inverse block by block."""
-    from scipy import sparse
+def _diagonal_blocks(L, invert=False) -> list:
+    """The 3x3 diagonal blocks of the block-diagonal L, or their inverses."""
     blocks = [L[i:i + 3, i:i + 3] for i in range(0, len(L), 3)]
-    if invert:
-        blocks = [np.linalg.inv(b) for b in blocks]
-    return sparse.block_diag(blocks, format="csc") if blocks else sparse.csc_matrix((0, 0))
+    return [np.linalg.inv(b) for b in blocks] if invert else blocks
 
 
-def _segment_sums(segments, n):
-    """(len(segments), n) sparse 0/1 matrix that sums each [start, stop) segment of a vector."""
+def _block_diagonal(L, invert=False) -> ca.DM:
+    """The block-diagonal (3x3 blocks) matrix L as a sparse DM, every block entry stored (as
+    from scipy's ``block_diag``), or its inverse block by block."""
+    blocks = _diagonal_blocks(L, invert)
+    return ca.diagcat(*[ca.DM(b) for b in blocks]) if blocks else ca.DM(0, 0)
+
+
+def _block_diagonal_csr_t(L, invert=False):
+    """The transpose of ``_block_diagonal(L, invert)`` as scipy CSR (for numpy products)."""
     from scipy import sparse
+    return sparse.block_diag(_diagonal_blocks(L, invert), format="csc").T.tocsr()
+
+
+def _segment_sums(segments, n) -> ca.DM:
+    """(len(segments), n) sparse 0/1 matrix that sums each [start, stop) segment of a vector."""
     rows = [i for i, (a, b) in enumerate(segments) for _ in range(a, b)]
     cols = [j for a, b in segments for j in range(a, b)]
-    return sparse.csc_matrix((np.ones(len(cols)), (rows, cols)), shape=(len(segments), n))
+    return ca.DM(ca.Sparsity.triplet(len(segments), n, rows, cols), 1.0)

@@ -180,8 +180,7 @@ class StepFinish:
 
     def _joint_sum(self) -> ca.DM:
         """Sums the joint rows' entries per joint (one row per joint)."""
-        return ca.DM(_segment_sums([(r.start, r.stop) for r in self.cs.constraint_rows],
-                                   self.cs.n_eq))
+        return _segment_sums([(r.start, r.stop) for r in self.cs.constraint_rows], self.cs.n_eq)
 
     def finish_step(self, q0, v0, t0, h, q_lin, z, sol: StepSolution, jacobian_at="start",
                     curvature=None):

@@ -51,7 +51,7 @@ from .fastcall import FastFunction
 from .implicit import ImplicitLinearisation
 from .jit import Jit, resolve_mode
 from .rotations import G_matrix
-from .sparse_solves import _block_diagonal
+from .sparse_solves import _block_diagonal, _block_diagonal_csr_t
 from .step_direct import LeastChangeForms
 from .step_finish import StepFinish
 from .step_gaps import GapRows
@@ -105,12 +105,12 @@ class StepProgram(StepFinish, GapRows, LeastChangeForms, QPForm, IpoptForms):
                 z_step[int(k)] = h
         z_el = z_step[:cs.n_history]
         # M = L L^T is block diagonal (3x3 blocks): L, L^-1 as sparse matrices
-        L_sp = _block_diagonal(cs.L)
-        Linv_sp = _block_diagonal(cs.L, invert=True)             # L^T M^-1 = L^-1
+        L, Linv = _block_diagonal(cs.L), _block_diagonal(cs.L, invert=True)  # L^T M^-1 = L^-1
+        Linv_T = Linv.T
         # numpy side, v = Linv_T @ y: dense below 300 unknowns (scipy's sparse product costs
         # ~10 us a call, more than a small dense one)
-        self.Linv_T = Linv_sp.T.toarray() if nv <= 300 else Linv_sp.T.tocsr()
-        L, Linv, Linv_T = ca.DM(L_sp), ca.DM(Linv_sp), ca.DM(Linv_sp.T.tocsc())
+        self.Linv_T = (np.ascontiguousarray(ca.densify(Linv_T).full()) if nv <= 300 else
+                       _block_diagonal_csr_t(cs.L, invert=True))
         self._L, self._Linv_T = L, Linv_T
         v = Linv_T @ y
         # the step's base point: where forces and joint rows are taken, and the positions'
@@ -346,13 +346,12 @@ class StepProgram(StepFinish, GapRows, LeastChangeForms, QPForm, IpoptForms):
         """Solve only the joint rows ``rows`` (indices; the others depend on them: an
         overconstrained loop). The dropped rows get zero multipliers. Call before the first
         solve."""
-        from scipy import sparse
         rows = np.asarray(rows, dtype=int)
         if len(rows) == self.n_eq:
             self._select = None
             return
-        self._select = ca.DM(sparse.csc_matrix((np.ones(len(rows)), (np.arange(len(rows)), rows)),
-                                               shape=(len(rows), self.n_eq)))
+        self._select = ca.DM(ca.Sparsity.triplet(len(rows), self.n_eq, list(range(len(rows))),
+                                                 rows.tolist()), 1.0)
         self.n_keep = len(rows)
 
     def _kept(self, A, c):

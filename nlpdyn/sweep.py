@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from tqdm.auto import tqdm
 
+from .progress import progress_bar
 from .stepper import StepperSettings, _as_dict, _step_bounds
 # the points run in sweep_runner; its names stay importable from here
 from .sweep_runner import (COLUMNS, GRACE, INTERRUPTED, TIMEOUT, WORKER_DIED,  # noqa: F401
@@ -147,8 +147,7 @@ def sweep(builder: Callable[..., System], grid: Mapping[str, Sequence], *, t_end
     task = _Task(builder, metrics, t_end, h, dict(simulate_options),
                  None if save_dir is None else os.fspath(Path(save_dir).resolve()),
                  len(str(len(points) - 1)), None if timeout is None else float(timeout))
-    bar = tqdm(total=len(points), unit="point", desc="sweep",
-               disable=None if progress is None else not progress)
+    bar = progress_bar(progress, total=len(points), unit="point", desc="sweep")
     failed = [0]
     rows = [None] * len(points)
     try:

@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from .geometry import (VIEW, model_name, poses, scene, time_labels, up_direction,
                        view_frame)
+from .progress import progress_bar
 
 COM_TRACE = "centres of mass"
 JOINT_TRACE = "joints"
@@ -104,8 +104,7 @@ def figure(res, fps: float = 25.0, speed: float = 1.0, magnify_clearance: float 
 
     axes = {f"{c}axis": {"range": [centre[k] - half, centre[k] + half], "title": f"{c} (m)"}
             for k, c in enumerate("xyz")}
-    bar = tqdm(total=len(indices), unit="frame", desc="HTML",
-               disable=None if progress is None else not progress)
+    bar = progress_bar(progress, total=len(indices), unit="frame", desc="HTML")
     with bar:
         frames = []
         for k, i in enumerate(indices):

@@ -22,6 +22,7 @@ import pytest
 from scipy.optimize import minimize
 
 import nlpdyn as nd
+import nlpdyn.projection as projection
 from nlpdyn.projection import (GapProjector, apply_increment, normalise, position_change,
                                project_positions, project_velocities)
 from nlpdyn.rotations import from_rotation_vector, quaternion_product
@@ -287,3 +288,15 @@ def test_simulation_with_projection_stays_on_the_constraints(case):
     assert res.stats.constraint_violation.max() <= TOL * max(1.0, np.abs(res.q).max())
     assert res.stats.min_gap.min() >= -TOL
     assert res.stats.projection_change.max() > 0
+
+
+@pytest.mark.parametrize("case", [*CASES, "slider-crank"])
+def test_independent_rows_by_singular_values_are_the_pivoted_qr_rows(case, monkeypatch):
+    """Small systems whose rows are clearly independent skip the pivoted QR (and scipy's
+    import); the rows kept are the QR's, and redundant rows still go through it."""
+    cs, q, _ = (perturbed(slider_crank.build(), 1e-3) if case == "slider-crank"
+                else CASES[case]())
+    rows = projection.independent_rows(cs, q, 0.0)
+    monkeypatch.setattr(projection, "_FULL_RANK_BY_SVD", -1)        # the QR only
+    by_qr = projection.independent_rows(cs, q, 0.0)
+    assert rows.dtype == by_qr.dtype and rows.tolist() == by_qr.tolist()
