@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .fastcall import map_columns
 from .forces.elements import Gravity
 from .geometry import describe
 from .joints.clearance import ClearanceJoint
@@ -209,13 +210,13 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
     base_t, base_q, base_v = start_t, start_q, start_v
     if midpoint:
         memory = np.c_[start_z, [i.predictor for i in infos]]
-        base = stepper.program.base_point.function.map(n)(start_q.T, start_v.T, start_t[None, :],
-                                                          h[None, :], memory.T)
-        base_t = np.asarray(base[0]).ravel()
-        base_q, base_v = np.asarray(base[1]).T, np.asarray(base[2]).T
+        base = map_columns(stepper.program.base_point.function, start_q.T, start_v.T,
+                           start_t[None, :], h[None, :], memory.T)
+        base_t = base[0].ravel()
+        base_q, base_v = base[1].T, base[2].T
     z_el = zs[:, :cs.n_history].T       # the elements' memory at each output point
-    kin = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
-    pot = np.asarray(cs.potential.map(len(t))(t[None, :], q.T, z_el)).ravel()
+    kin = map_columns(cs.kinetic, v.T).ravel()
+    pot = map_columns(cs.potential, t[None, :], q.T, z_el).ravel()
 
     joint_local = _joint_forces(stepper.program.joint_forces, cs, base_q, base_t, mu)
     gap_local = {r.name: np.einsum("kjc,kj->kc", gap_jac[:, r.start:r.stop], lam[:, r.start:r.stop])
@@ -234,7 +235,7 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
         wrenches.update(_force_wrenches(cs, start_t, start_q, start_v, start_z, h, q[1:], v[1:],
                                         zs[1:]))
     element_pot = dict(zip([el.name for el in cs.force_elements],
-                           np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T, z_el))
+                           map_columns(cs.element_potentials, t[None, :], q.T, z_el)
                            .reshape(len(cs.force_elements), len(t))))
     ledger = stepper.ledger.rows(rec.kept_steps)
     carried = zs[:, cs.carry_energy_slot] if cs.n_carry else np.zeros(len(t))
@@ -276,9 +277,8 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
         info["warnings"] = notes
     force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
     memory = {r.name: zs[:, r.start:r.stop] for r in cs.history_rows}
-    friction = np.asarray(cs.friction_force.map(n)(t[None, 1:], q[1:].T, v[1:].T,
-                                                   start_z[:, :cs.n_history].T)
-                          ).reshape(len(cs.friction_rows), n) if n else np.zeros((0, 0))
+    friction = map_columns(cs.friction_force, t[None, 1:], q[1:].T, v[1:].T,
+                           start_z[:, :cs.n_history].T).reshape(len(cs.friction_rows), n) if n else np.zeros((0, 0))
     friction = {r.name: friction[j] for j, r in enumerate(cs.friction_rows)}
     # base_q: where each step's reactions act (its start, or its midpoint)
     return Result(t, q, v, h, kin + pot + carried, kin, pot, stats, mu, lam, gaps,
@@ -327,8 +327,8 @@ def _force_wrenches(cs, t0, q0, v0, z0, h, q1, v1, z1):
     if n == 0:
         return {el.name: _wrenches_from_generalised(el, q0, np.zeros((0, cs.nv)), None)
                 for el in cs.force_elements}
-    F = cs.recorded_step_forces.map(n)
-    Q = np.asarray(F(t0[None, :], h[None, :], q0.T, v0.T, q1.T, v1.T, z0.T, z1.T)).reshape(
+    Q = map_columns(cs.recorded_step_forces, t0[None, :], h[None, :], q0.T, v0.T, q1.T, v1.T,
+                    z0.T, z1.T).reshape(
         cs.nv, n_el, n, order="F").transpose(1, 2, 0)                       # (n_el, n, nv)
     return {el.name: _wrenches_from_generalised(el, q0, Q[j], None)
             for j, el in enumerate(cs.force_elements)}
@@ -338,8 +338,8 @@ def _midpoint_force_wrenches(cs, t0, q0, v0, qm, vf, z0, h, q1, v1):
     """``_force_wrenches`` of midpoint steps (``CompiledSystem.step_forces_midpoint``;
     qm, vf: each step's midpoint and the velocity its explicit forces saw)."""
     n, n_el = len(t0), len(cs.force_elements)
-    F = cs.recorded_step_forces_midpoint.map(n)
-    Q = np.asarray(F(t0[None, :], h[None, :], q0.T, v0.T, qm.T, vf.T, q1.T, v1.T, z0.T)).reshape(
+    Q = map_columns(cs.recorded_step_forces_midpoint, t0[None, :], h[None, :], q0.T, v0.T,
+                    qm.T, vf.T, q1.T, v1.T, z0.T).reshape(
         cs.nv, n_el, n, order="F").transpose(1, 2, 0)                       # (n_el, n, nv)
     return {el.name: _wrenches_from_generalised(el, qm, Q[j], None)
             for j, el in enumerate(cs.force_elements)}
@@ -350,20 +350,21 @@ def force_element_data(cs, t, q, v, z, h):
     implicit), the work done on the bodies (h Q . v_bar summed), the stored energy, and the
     generalised forces Q and their conservative parts Q_V = -dV/dq (each (n_el, n, nv))."""
     n, n_el = len(t) - 1, len(cs.force_elements)
-    pot = np.asarray(cs.element_potentials.map(len(t))(t[None, :], q.T, z.T)).reshape(n_el, len(t))
+    pot = map_columns(cs.element_potentials, t[None, :], q.T, z.T).reshape(n_el, len(t))
     wrenches, work, element_pot = {}, {}, {}
     if n == 0:
         Q = Q_V = np.zeros((n_el, 0, cs.nv))
     else:
         implicit = np.array([el.evaluation != "explicit" for el in cs.force_elements])[None, :, None]
-        F = cs.element_forces.map(n)
+        F = cs.element_forces
         zt = z[:-1].T
-        Q_start = np.asarray(F(t[None, :-1], q[:-1].T, v[:-1].T, zt)).reshape(cs.nv, n_el, n, order="F")
-        Q_end = np.asarray(F(t[None, 1:], q[1:].T, v[1:].T, zt)).reshape(cs.nv, n_el, n, order="F")
+        Q_start = map_columns(F, t[None, :-1], q[:-1].T, v[:-1].T, zt).reshape(cs.nv, n_el, n,
+                                                                               order="F")
+        Q_end = map_columns(F, t[None, 1:], q[1:].T, v[1:].T, zt).reshape(cs.nv, n_el, n, order="F")
         Q = np.where(implicit, Q_end, Q_start).transpose(1, 2, 0)               # (n_el, n, nv)
-        FV = cs.element_conservative_forces.map(n)
-        V_start = np.asarray(FV(t[None, :-1], q[:-1].T, zt)).reshape(cs.nv, n_el, n, order="F")
-        V_end = np.asarray(FV(t[None, 1:], q[1:].T, zt)).reshape(cs.nv, n_el, n, order="F")
+        FV = cs.element_conservative_forces
+        V_start = map_columns(FV, t[None, :-1], q[:-1].T, zt).reshape(cs.nv, n_el, n, order="F")
+        V_end = map_columns(FV, t[None, 1:], q[1:].T, zt).reshape(cs.nv, n_el, n, order="F")
         Q_V = np.where(implicit, V_end, V_start).transpose(1, 2, 0)
     v_bar = 0.5 * (v[:-1] + v[1:])
     for j, el in enumerate(cs.force_elements):
@@ -384,9 +385,9 @@ def ode_ledger(cs, t, q, v, h, Q, Q_V, element_pot):
         applied += h * np.einsum("kv,kv->k", Q[j], v_bar)
         if not isinstance(el, Gravity):
             cols[f"work:{el.name}"] = h * np.einsum("kv,kv->k", Q[j] - Q_V[j], v_bar)
-    S = np.asarray(cs.gyroscopic.map(len(h))(v[:-1].T)).T if len(h) else np.zeros((0, cs.nv))
+    S = map_columns(cs.gyroscopic, v[:-1].T).T if len(h) else np.zeros((0, cs.nv))
     gyroscopic = -h * np.einsum("kv,kv->k", S, v_bar)
-    kinetic = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
+    kinetic = map_columns(cs.kinetic, v.T).ravel()
     stored = sum(element_pot.values())
     conservative = h * np.einsum("jkv,kv->k", Q_V, v_bar) if len(h) else np.zeros(0)
     parts = {"gyroscopic": gyroscopic, "potential": conservative + np.diff(stored),
@@ -433,8 +434,8 @@ def _joint_forces(fn, cs, q, t, mu):
     n = len(q)
     if n == 0 or not cs.constraint_rows:
         return {r.name: np.zeros((n, 12)) for r in cs.constraint_rows}
-    Q = np.asarray(fn.map(n)(q.T, t[None, :], mu.T)).reshape(12, len(cs.constraint_rows), n,
-                                                              order="F")
+    Q = map_columns(fn, q.T, t[None, :], mu.T).reshape(12, len(cs.constraint_rows), n,
+                                                       order="F")
     return {r.name: Q[:, j, :].T for j, r in enumerate(cs.constraint_rows)}
 
 
@@ -455,8 +456,7 @@ def _contact_data(cs, gap_jac, q, lam):
     points, vectors = {}, {}
     if cs.n_gap == 0:
         return points, vectors
-    all_points = np.asarray(cs.contact_points.map(len(q))(q.T)).reshape(cs.n_gap, 3, len(q),
-                                                                       order="F")
+    all_points = map_columns(cs.contact_points, q.T).reshape(cs.n_gap, 3, len(q), order="F")
     for r in cs.gap_rows:
         # columns of the child's translation (6:9), or minus the parent's for a ground child
         cols, sign = (slice(6, 9), 1.0) if not r.element.bodies[-1].is_ground else (slice(0, 3), -1.0)
@@ -484,7 +484,7 @@ def _friction_local(cs, start_q, vectors):
     start-of-step contact points), for the joint's wrenches."""
     if not vectors or not len(start_q):         # no steps (the first one failed): nothing
         return {}
-    points = np.asarray(cs.contact_points.map(len(start_q))(start_q.T)).reshape(
+    points = map_columns(cs.contact_points, start_q.T).reshape(
         cs.n_gap, 3, len(start_q), order="F")
     out = {}
     for r in cs.gap_rows:

@@ -140,6 +140,56 @@ def dense(f: ca.Function) -> ca.Function:
     return ca.Function(f.name(), ins, outs, f.name_in(), f.name_out())
 
 
+COLUMN_CHUNK = 256
+"""Columns per evaluation of :func:`map_columns`' map."""
+
+
+def map_columns(f: ca.Function, *args):
+    """``numpy.asarray(f.map(n)(*args))`` for arguments of ``n`` columns each: the same
+    values, through a map of :data:`COLUMN_CHUNK` columns built once per function (kept on
+    it) and called by the buffer interface, so a run neither builds an ``n``-column map nor
+    converts its arguments and results to and from ``DM``.
+
+    Parameters
+    ----------
+    f : casadi.Function
+        Dense inputs; each output of shape (r, c) per column.
+    *args : array_like, each (f.size1_in(i), n)
+        The points, one per column (the last chunk is padded with copies of its first).
+
+    Returns
+    -------
+    numpy.ndarray or list of numpy.ndarray
+        Each output (r, c * n), the columns' results side by side as ``Function.map`` puts
+        them; a list when ``f`` has several outputs.
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> x = ca.SX.sym("x", 2)
+    >>> f = ca.Function("f", [x], [ca.vertcat(x[0] * x[1], x[0] + x[1])])
+    >>> map_columns(f, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).tolist()
+    [[4.0, 10.0, 18.0], [5.0, 7.0, 9.0]]
+    """
+    args = [np.asarray(a, dtype=float) for a in args]
+    n = args[0].shape[1]
+    widths = [f.size2_out(i) for i in range(f.n_out())]
+    outs = [np.zeros((f.size1_out(i), w * n)) for i, w in enumerate(widths)]
+    mapped = f.__dict__.get("_column_map")
+    if mapped is None and n:
+        mapped = f.__dict__["_column_map"] = FastFunction(dense(f.map(COLUMN_CHUNK)))
+    for start in range(0, n, COLUMN_CHUNK):
+        k = min(COLUMN_CHUNK, n - start)
+        block = [a[:, start:start + k] for a in args]
+        if k < COLUMN_CHUNK:
+            block = [np.concatenate([b, np.repeat(b[:, :1], COLUMN_CHUNK - k, axis=1)], axis=1)
+                     for b in block]
+        for out, w, res in zip(outs, widths, mapped(*block)):
+            out[:, start * w:(start + k) * w] = res.reshape(len(out), w * COLUMN_CHUNK,
+                                                            order="F")[:, :k * w]
+    return outs[0] if len(outs) == 1 else outs
+
+
 @contextlib.contextmanager
 def silenced_stdout() -> Iterator[None]:
     """Silence C-level stdout (qpOASES prints a licence banner when a solver is constructed).

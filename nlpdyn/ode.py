@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import casadi as ca
 import numpy as np
 
-from .fastcall import FastFunction
+from .fastcall import FastFunction, map_columns
 from .progress import progress_bar
 from .projection import normalise
 from .result import Result, StepStats
@@ -196,8 +196,8 @@ def _ode_result(cs, method, t, x, z, walls, status, message, counters):
                       contact_scheme=np.full(n, "", dtype="U16"),
                       contact_fallback=np.zeros(n, dtype=bool), contact_error=np.zeros(n),
                       projection_energy=np.zeros(n))
-    kin = np.asarray(cs.kinetic.map(len(t))(v.T)).ravel()
-    pot = np.asarray(cs.potential.map(len(t))(t[None, :], q.T, z.T)).ravel()
+    kin = map_columns(cs.kinetic, v.T).ravel()
+    pot = map_columns(cs.potential, t[None, :], q.T, z.T).ravel()
     wrenches, work, element_pot, Q, Q_V = force_element_data(cs, t, q, v, z, h)
     # between output points the works are quadratures (h Q . v_bar): the ledger's residual is
     # their quadrature error and the integrator's, not a time-stepping scheme's

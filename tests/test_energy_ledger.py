@@ -177,3 +177,23 @@ def test_output_every_keeps_fewer_points_and_the_same_ledger():
     assert "100 steps, 15 kept (output_every = 7)" in thin.summary()
     with pytest.raises(ValueError, match="output_every"):
         nd.simulate(clearance_pendulum.build(), t_end=0.01, h=1e-3, output_every=0, progress=False)
+
+
+@pytest.mark.parametrize("name", ["kinetic", "potential", "element_potentials", "contact_points",
+                                  "recorded_step_forces_midpoint", "friction_force"])
+def test_columns_by_chunks_are_casadis_map_bit_for_bit(name):
+    """The result's per-step evaluations (``map_columns``: a map of 256 columns built once,
+    called through the buffer interface) give what an n-column ``Function.map`` gives, for
+    n below, at and across a chunk's size."""
+    from nlpdyn.fastcall import map_columns
+    cs = clearance_pendulum.build().compile()
+    f = getattr(cs, name)
+    rng = np.random.default_rng(3)
+    for n in (1, 256, 600):
+        args = [rng.normal(size=(f.size1_in(i), n)) for i in range(f.n_in())]
+        ref = f.map(n)(*args)
+        ref = [np.asarray(r) for r in (ref if isinstance(ref, (list, tuple)) else [ref])]
+        got = map_columns(f, *args)
+        got = got if isinstance(got, list) else [got]
+        assert all(a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+                   for a, b in zip(ref, got)), n
