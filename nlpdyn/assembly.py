@@ -277,8 +277,9 @@ def build_result(stepper, recorder: Recorder, status, message) -> Result:
         info["warnings"] = notes
     force_elements = {el.name: [b.name for b in el.bodies] for el in cs.force_elements}
     memory = {r.name: zs[:, r.start:r.stop] for r in cs.history_rows}
-    friction = map_columns(cs.friction_force, t[None, 1:], q[1:].T, v[1:].T,
-                           start_z[:, :cs.n_history].T).reshape(len(cs.friction_rows), n) if n else np.zeros((0, 0))
+    friction = (map_columns(cs.friction_force, t[None, 1:], q[1:].T, v[1:].T,
+                            start_z[:, :cs.n_history].T).reshape(len(cs.friction_rows), n)
+                if n else np.zeros((0, 0)))
     friction = {r.name: friction[j] for j, r in enumerate(cs.friction_rows)}
     # base_q: where each step's reactions act (its start, or its midpoint)
     return Result(t, q, v, h, kin + pot + carried, kin, pot, stats, mu, lam, gaps,
@@ -360,7 +361,8 @@ def force_element_data(cs, t, q, v, z, h):
         zt = z[:-1].T
         Q_start = map_columns(F, t[None, :-1], q[:-1].T, v[:-1].T, zt).reshape(cs.nv, n_el, n,
                                                                                order="F")
-        Q_end = map_columns(F, t[None, 1:], q[1:].T, v[1:].T, zt).reshape(cs.nv, n_el, n, order="F")
+        Q_end = map_columns(F, t[None, 1:], q[1:].T, v[1:].T, zt).reshape(cs.nv, n_el, n,
+                                                                          order="F")
         Q = np.where(implicit, Q_end, Q_start).transpose(1, 2, 0)               # (n_el, n, nv)
         FV = cs.element_conservative_forces
         V_start = map_columns(FV, t[None, :-1], q[:-1].T, zt).reshape(cs.nv, n_el, n, order="F")

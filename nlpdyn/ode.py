@@ -153,7 +153,7 @@ def simulate_ode(system: System, t_end: float, method: str = "Radau", rtol: floa
     ts, xs, zs, walls = [t0], [x0], [memory["z"]], []
     status, message = 0, "reached t_end"
     bar = progress_bar(progress, total=float(t_end - t0), unit="s",
-               bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
+                       bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
     tic = time.perf_counter()
     try:
         while solver.status == "running":

@@ -122,7 +122,7 @@ def run_stepper(stepper, t_end: float, *, t0: float, output_every: int, times, p
     stepper._log = None       # the recorder keeps what the result needs (output_every)
     status, message, fault = 0, "reached t_end", ""
     bar = progress_bar(progress, total=float(t_end - t0), unit="s",
-               bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
+                       bar_format="{l_bar}{bar}| {n:.3g}/{total:.3g} s [{elapsed}<{remaining}]")
     last_update = stepper.t
     with _HeldInterrupts() as interrupts:
         try:
