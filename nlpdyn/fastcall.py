@@ -147,8 +147,8 @@ COLUMN_CHUNK = 256
 def map_columns(f: ca.Function, *args):
     """``numpy.asarray(f.map(n)(*args))`` for arguments of ``n`` columns each: the same
     values, through a map of :data:`COLUMN_CHUNK` columns built once per function (kept on
-    it) and called by the buffer interface, so a run neither builds an ``n``-column map nor
-    converts its arguments and results to and from ``DM``.
+    it) and called through the buffer interface, so a run neither builds an ``n``-column
+    map nor converts its arguments and results to and from ``DM``.
 
     Parameters
     ----------
@@ -175,9 +175,12 @@ def map_columns(f: ca.Function, *args):
     n = args[0].shape[1]
     widths = [f.size2_out(i) for i in range(f.n_out())]
     outs = [np.zeros((f.size1_out(i), w * n)) for i, w in enumerate(widths)]
-    mapped = f.__dict__.get("_column_map")
-    if mapped is None and n:
-        mapped = f.__dict__["_column_map"] = FastFunction(dense(f.map(COLUMN_CHUNK)))
+    if not n:
+        return outs[0] if len(outs) == 1 else outs
+    chunked = f.__dict__.get("_column_map")
+    if chunked is None:
+        chunked = f.__dict__["_column_map"] = dense(f.map(COLUMN_CHUNK))
+    mapped = FastFunction(chunked)          # buffers of this call's own (threads may share f)
     for start in range(0, n, COLUMN_CHUNK):
         k = min(COLUMN_CHUNK, n - start)
         block = [a[:, start:start + k] for a in args]
