@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import importlib.metadata
 import importlib.util
 import math
 import numbers
@@ -100,10 +99,24 @@ def _did_you_mean(word, choices) -> str:
 
 
 def _version() -> str:
+    import importlib.metadata
     try:
         return importlib.metadata.version("nlpdyn")
     except importlib.metadata.PackageNotFoundError:     # run from a checkout, not installed
         return "unknown (not installed)"
+
+
+class _VersionAction(argparse.Action):
+    """``--version``: argparse's version action, the version looked up only when asked (the
+    package metadata takes 0.03 s)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show program's version number and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"nlpdyn {_version()}")
+        parser.exit()
 
 
 def make_parser() -> argparse.ArgumentParser:
@@ -114,7 +127,7 @@ def make_parser() -> argparse.ArgumentParser:
                         help="case study name (see --list), or a .urdf file")
     parser.add_argument("--list", action="store_true",
                         help="describe every case study, its variants and options, and exit")
-    parser.add_argument("--version", action="version", version=f"nlpdyn {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     parser.add_argument("--variant", help="model variant (default: the problem's first)")
     parser.add_argument("--set", action="append", default=[], type=_assignment,
                         metavar="KEY=VALUE", help="a model option (see --list); repeatable")

@@ -174,8 +174,8 @@ def independent_rows(cs, q, t, tol=1e-9, samples=2, seed=0):
     projected back onto the constraints, and the row set of the largest rank is returned.
     ``tol``: relative size of the pivots counted as zero."""
     if cs.n_eq <= cs.nv <= _FULL_RANK_BY_SVD:
-        # clearly independent rows need no QR (nor scipy's 0.1 s import): a pivoted QR's
-        # pivots are at least sigma_min, its largest at most sigma_max
+        # clearly independent rows need no QR (nor scipy.linalg's 0.18 s import): a pivoted
+        # QR's pivots are at least sigma_min, its largest at most sigma_max
         s = np.linalg.svd(np.asarray(cs.velocity_jacobian(q, t)).reshape(cs.n_eq, cs.nv),
                           compute_uv=False)
         if s.min(initial=np.inf) > 1e3 * tol * s.max(initial=0.0):

@@ -214,15 +214,15 @@ def test_t_eval_is_checked():
 
 
 HEAVY_MODULES = ("pandas", "scipy", "matplotlib", "tqdm", "asyncio", "IPython")
-"""What neither ``import nlpdyn`` nor a plain run imports (measured on the slider-crank:
-pandas 0.16 s, scipy.sparse.csgraph 0.2 s, scipy.linalg 0.07 s, tqdm.auto with asyncio
-0.04 s of CPU): sweep tables, scipy's integrators, splines and rotations, redundant rows'
+"""What neither ``import nlpdyn`` nor a plain run imports (CPU to import each after numpy
+and casadi: pandas 0.16 s, scipy.sparse.csgraph 0.22 s, scipy.linalg 0.18 s, tqdm.auto
+with asyncio 0.02 s): sweep tables, scipy's integrators, splines and rotations, redundant rows'
 pivoted QR, large models' sparse products, plots and progress bars import them when used."""
 
 
-def _modules_imported(code: str) -> list:
-    """Which of HEAVY_MODULES a fresh interpreter has imported after ``code`` (stderr not a
-    terminal, as under pytest: no progress bar)."""
+def _modules_imported(code: str) -> str:
+    """Which of HEAVY_MODULES a fresh interpreter has imported after ``code`` (printed as a
+    sorted list; stderr not a terminal, as under pytest: no progress bar)."""
     import subprocess
     import sys
     code += f"\nimport sys; print(sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules))"
@@ -233,8 +233,8 @@ def _modules_imported(code: str) -> list:
 
 def test_import_leaves_heavy_modules_to_their_users():
     """``import nlpdyn`` imports none of HEAVY_MODULES: together 0.9 s of CPU that every run
-    paid (measured: 1.13-1.19 s, then 0.34-0.46 s, then 0.27-0.29 s with the source
-    compiled, 0.18 s from byte code)."""
+    paid (measured: 1.13-1.19 s, then 0.34-0.46 s, then 0.26-0.29 s with the source
+    compiled, 0.16-0.19 s from byte code)."""
     assert _modules_imported("import nlpdyn") == "[]"
 
 
