@@ -70,25 +70,12 @@ def _distinct(points, scale) -> list:
 
 
 def _spanning_tree(distances) -> list:
-    """The (row, column) pairs of the shortest spanning tree of the dense distance matrix, as
-    ``scipy.sparse.csgraph.minimum_spanning_tree`` gives them (its Kruskal order, ties and
-    orientation included) without its 0.2 s import: the entries not within 1e-8 of zero
-    (what it keeps of a dense input), row by row, stably sorted, each kept if it joins two
-    parts."""
-    rows, cols = np.nonzero(~np.isclose(distances, 0.0))
-    root = list(range(len(distances)))
-
-    def find(i):
-        while root[i] != i:
-            i = root[i]
-        return i
-    tree = []
-    for k in np.argsort(distances[rows, cols], kind="stable").tolist():
-        a, b = find(int(rows[k])), find(int(cols[k]))
-        if a != b:
-            root[a] = b
-            tree.append((int(rows[k]), int(cols[k])))
-    return tree
+    """The (row, column) pairs of the shortest spanning tree of the dense distance matrix
+    (scipy's ``minimum_spanning_tree``, imported here: ``import nlpdyn`` leaves it to the
+    first body with two joint points or more)."""
+    from scipy.sparse.csgraph import minimum_spanning_tree
+    tree = minimum_spanning_tree(distances).tocoo()
+    return list(zip(tree.row.tolist(), tree.col.tolist()))
 
 
 def _default_shapes(body, joint_points, other_points) -> list:

@@ -1,7 +1,6 @@
 """Views a user can trust: the up direction from gravity, slender default bodies drawn joint
 to joint, the model's name in titles, rounded times, and progress bars on renders."""
 import io
-import itertools
 import re
 import sys
 
@@ -11,7 +10,7 @@ import pytest
 
 import nlpdyn as nd
 from nlpdyn.animation import animate, plot_scene
-from nlpdyn.geometry import (_spanning_tree, describe, drawn_lines, frame_indices,
+from nlpdyn.geometry import (describe, drawn_lines, frame_indices,
                              joint_positions, time_labels, up_direction, view_frame)
 from problems import clearance_pendulum, slider_crank
 
@@ -164,24 +163,6 @@ def test_three_joints_are_joined_by_their_shortest_tree():
     lengths = sorted(np.linalg.norm(np.subtract(x["point"], x["offset"])) for x in links)
     assert [x["shape"] for x in links] == ["link", "link"]
     assert np.abs(np.array(lengths) - [0.3, 0.4]).max() <= ROUND_OFF
-
-
-def test_shortest_tree_is_scipys_ties_and_orientation_included():
-    """The links' tree is scipy's minimum_spanning_tree's, edge for edge, on random points and
-    on grids and regular polygons full of equal distances (scipy is imported only here)."""
-    from scipy.sparse.csgraph import minimum_spanning_tree
-    rng = np.random.default_rng(0)
-    sets = [rng.normal(size=(n, 3)) for n in range(2, 8) for _ in range(20)]
-    sets += [rng.integers(-2, 3, size=(n, 3)) * 0.1 for n in range(2, 8) for _ in range(40)]
-    sets += [np.c_[np.cos(a), np.sin(a), 0 * a]
-             for a in (2 * np.pi * np.arange(n) / n for n in range(3, 9))]
-    sets.append(np.array(list(itertools.product([0.0, 0.05], repeat=3))))
-    for points in sets:
-        points = np.unique(points, axis=0)
-        distances = np.linalg.norm(points[:, None] - points[None], axis=2)
-        tree = minimum_spanning_tree(distances).tocoo()
-        assert sorted(_spanning_tree(distances)) == sorted(zip(tree.row.tolist(),
-                                                               tree.col.tolist())), points
 
 
 # ------------------------------------------------------------------ names and times in titles
