@@ -45,6 +45,7 @@ sit above ``result.py``: a Result imports them when one is asked for)::
     forces/bushing.py       Bushing: a six-component spring-damper between two frames
     forces/joint_coordinates.py  a joint's free coordinate (for stops and friction)
     forces/friction.py      LuGreFriction in ideal joints
+    forces/joint_friction.py     JointDamper, JointFriction: a joint's damping and friction
     forces/joint_stops.py   TranslationStop, RotationStop
     forces/penalty_base.py  PenaltyClearanceJoint, the penalty clearance joints' shared part
     forces/penalty_clearance.py  PenaltySpherical-, -Cylindrical-, -Revolute-,
@@ -117,8 +118,8 @@ Examples
 """
 from .body import BodyState, Ground, RigidBody
 from .forces import (Blended, Bushing, ContactLaw, ForceElement, Gravity, Hertz,
-                     LankaraniNikravesh, LinearBushing, LuGreFriction, ModifiedKelvinVoigt,
-                     PenaltyCylindricalClearance, PenaltyPrismaticClearance,
+                     JointDamper, JointFriction, LankaraniNikravesh, LinearBushing,
+                     LuGreFriction, ModifiedKelvinVoigt, PenaltyCylindricalClearance, PenaltyPrismaticClearance,
                      PenaltyRevoluteClearance, PenaltySphericalClearance, Pereira, PointForce,
                      RangeOfMotionCone, RotationStop, SpringDamper, TabulatedBushing,
                      TranslationStop, penalty_version)
@@ -149,6 +150,7 @@ __all__ = [
     "UnilateralConstraint", "ForceElement", "Gravity", "PointForce", "SpringDamper",
     "ContactLaw", "Hertz", "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira",
     "LinearBushing", "TabulatedBushing", "Blended", "LuGreFriction", "simulate_ode", "Bushing",
+    "JointDamper", "JointFriction",
     "TranslationStop", "RotationStop", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
     "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version",
     "RangeOfMotionCone",
