@@ -103,6 +103,7 @@ sit above ``result.py``: a Result imports them when one is asked for)::
     ode.py                  simulate_ode: penalty-only systems for scipy's integrators
     sweep_runner.py         running a sweep's points, in process or on an executor
     sweep.py                sweep: one simulation per point of a full-factorial grid
+    urdf_command.py         the command line's options for a URDF model
     __main__.py             the command line: python -m nlpdyn CASE
 
 Examples

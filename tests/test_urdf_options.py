@@ -217,6 +217,75 @@ def test_options_apply_to_the_joints_the_file_gives_values():
     assert damper.joint is s.gaps[0] and isinstance(damper.ideal_joint, nd.Revolute)
 
 
+def test_command_line_loosens_a_urdf_model(tmp_path, capsys):
+    """--clearance, --limits, --damping, --friction on the command line: the run's result
+    holds the elements they name, and a clearance joint's orbit is drawn."""
+    from nlpdyn.__main__ import main
+    path, plot, save = tmp_path / "pendulum.urdf", tmp_path / "run.png", tmp_path / "run.npz"
+    path.write_text(PENDULUM.replace('lower="-3" upper="3"', 'lower="-1" upper="1"').replace(
+        "</joint>", '<dynamics damping="0.01" friction="0.02"/></joint>'))
+    code = main([str(path), "--t-end", "0.02", "--quiet", "--plot", str(plot), "--save",
+                 str(save), "--clearance", "shoulder=1e-4,radius=0.01,length=0.02",
+                 "--limits", "hertz,stiffness=1e6", "--damping", "--friction", "elbow=coulomb"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "loosened: clearance=" in out and (tmp_path / "run_orbit.png").is_file()
+    ledger = nd.Result.load(save).energy_ledger()
+    for column in ("impact:shoulder", "work:elbow_limits", "work:shoulder_damping",
+                   "work:elbow_damping", "work:elbow_friction"):
+        assert column in ledger.columns, column
+    assert "work:shoulder_friction" not in ledger.columns
+
+
+def test_command_line_bushing_and_lugre(tmp_path, capsys):
+    from nlpdyn.__main__ import main
+    path, save = tmp_path / "arm.urdf", tmp_path / "arm.npz"
+    path.write_text(ARM.replace("</joint>", '<dynamics friction="0.05"/></joint>'))
+    code = main([str(path), "--t-end", "0.01", "--quiet", "--no-plot", "--save", str(save),
+                 "--bushing", "slide,stiffness=1e4,rotational_stiffness=10:10:10",
+                 "--friction", "elbow=lugre,sigma0=1e4,sigma1=1"])
+    assert code == 0, capsys.readouterr().out
+    ledger = nd.Result.load(save).energy_ledger()
+    assert "stored:slide" in ledger.columns and "work:elbow_friction" in ledger.columns
+
+
+@pytest.mark.parametrize("argv, messages", [
+    (["--clearance", "shoulder", "--limits", "foo", "--bushing", "elbow=3"],
+     ["argument --clearance: 'shoulder': give JOINT=C,radius=R,length=L",
+      "argument --limits: 'foo': unknown contact law 'foo'",
+      "argument --bushing: 'elbow=3': give JOINT,stiffness=K"]),
+    (["--damping", "--damping", "elbow", "--friction", "elbow=lugre"],
+     ["argument --damping: give it for every joint or joint by joint, not both",
+      "argument --friction: 'elbow=lugre': lugre needs sigma0=S"]),
+    (["--clearance", "elbow=1e-4,radius"], ["'radius' is not key=number"]),
+])
+def test_command_line_urdf_options_report_every_problem(tmp_path, capsys, argv, messages):
+    from nlpdyn.__main__ import main
+    path = tmp_path / "pendulum.urdf"
+    path.write_text(PENDULUM)
+    with pytest.raises(SystemExit) as caught:
+        main([str(path), "--no-plot", *argv])
+    err = capsys.readouterr().err
+    assert caught.value.code == 2
+    for message in messages:
+        assert message in err
+
+
+def test_command_line_model_errors_name_the_joint(tmp_path, capsys):
+    from nlpdyn.__main__ import main
+    path = tmp_path / "pendulum.urdf"
+    path.write_text(PENDULUM)
+    with pytest.raises(SystemExit) as caught:
+        main([str(path), "--no-plot", "--damping", "elbow", "--limits", "nowhere=hertz,stiffness=1"])
+    err = capsys.readouterr().err
+    assert caught.value.code == 2
+    assert "damping: joint 'elbow' has no <dynamics damping> in the file" in err
+    assert "limits: no joint named 'nowhere'" in err
+    with pytest.raises(SystemExit):
+        main(["pendulum", "--friction", "coulomb"])
+    assert "argument --friction: only for a .urdf model" in capsys.readouterr().err
+
+
 def test_visuals_become_the_bodies_shapes():
     """<visual> box, cylinder and sphere in the link frame -> shapes in the body frame (the
     link's axes at the centre of mass), by hand: a quarter turn about Z swaps a box's x and
