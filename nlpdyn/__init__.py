@@ -63,7 +63,7 @@ sit above ``result.py``: a Result imports them when one is asked for)::
     geometry.py             the system's geometry as data, its poses along a result
     system.py               System: holds the elements, validate(), compile()
     flexible.py             add_flexible_link: flexible links as rigid finite elements
-    urdf_options.py         from_urdf's joint damping, friction and bushings
+    urdf_options.py         from_urdf's joint damping, friction, bushings; visual shapes
     urdf.py                 from_urdf: a System from a URDF file
     fastcall.py             low-overhead numeric calls of CasADi functions
     jit.py                  the step's functions compiled to machine code

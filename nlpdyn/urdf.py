@@ -286,7 +286,7 @@ def from_urdf(source: str | os.PathLike, *, base: str = "fixed",
               gravity: ArrayLike = (0.0, 0.0, -9.81),
               clearance: dict[str, dict] | None = None,
               limits: dict[str, ContactLaw] | ContactLaw | None = None,
-              damping: bool | Iterable[str] | dict[str, float | None] = False,
+              damping: bool | str | Iterable[str] | dict[str, float | None] = False,
               friction: str | dict[str, str | dict] | None = None,
               bushing: dict[str, dict] | None = None) -> System:
     """A System built from a URDF robot description.
@@ -335,11 +335,12 @@ def from_urdf(source: str | os.PathLike, *, base: str = "fixed",
         :class:`~nlpdyn.forces.joint_stops.TranslationStop` (prismatic) named
         ``"<joint>_limits"`` with that law. One law instead of a dict: every revolute and
         prismatic joint that has limits (not those replaced by a bushing).
-    damping : bool, collection of str or dict, optional
+    damping : bool, str, collection of str or dict, optional
         Joint viscous dampers (:class:`~nlpdyn.forces.joint_friction.JointDamper` named
         ``"<joint>_damping"``, N m s/rad or N s/m): True, every revolute, continuous and
-        prismatic joint with a ``<dynamics damping>`` > 0 in the file; joint names, those
-        joints with the file's value; a dict joint name -> value (None: the file's).
+        prismatic joint with a ``<dynamics damping>`` > 0 in the file; a joint name or
+        names, those joints with the file's value; a dict joint name -> value (None: the
+        file's).
     friction : "coulomb" or dict, optional
         Joint friction of the file's magnitude (``<dynamics friction>``, N m or N:
         :class:`~nlpdyn.forces.joint_friction.JointFriction` named ``"<joint>_friction"``).

@@ -78,7 +78,8 @@ def dynamics_options(robot, damping, friction, bushing):
             return {}
         return {j.name: "coulomb" for j in free if _file_value(j, "friction")}
 
-    damping = _per_joint(damping, damped, "damping", out)
+    damping = _per_joint([damping] if isinstance(damping, str) else damping, damped,
+                         "damping", out)
     friction = _per_joint(friction, rubbing, "friction", out)
     dampers, frictions = {}, {}
     for name, c in damping.items():

@@ -211,7 +211,7 @@ def test_options_apply_to_the_joints_the_file_gives_values():
         "shoulder_limits", "slide"]
     assert {f.damping for f in s.forces if isinstance(f, nd.JointDamper)} == {0.1}
     # on a clearance joint: measured on its nominal hinge
-    s = nd.from_urdf(urdf, damping=["elbow"], clearance={"elbow": dict(
+    s = nd.from_urdf(urdf, damping="elbow", clearance={"elbow": dict(
         clearance=1e-4, radius=0.01, length=0.02)})
     (damper,) = s.forces
     assert damper.joint is s.gaps[0] and isinstance(damper.ideal_joint, nd.Revolute)
@@ -276,7 +276,8 @@ def test_command_line_model_errors_name_the_joint(tmp_path, capsys):
     path = tmp_path / "pendulum.urdf"
     path.write_text(PENDULUM)
     with pytest.raises(SystemExit) as caught:
-        main([str(path), "--no-plot", "--damping", "elbow", "--limits", "nowhere=hertz,stiffness=1"])
+        main([str(path), "--no-plot", "--damping", "elbow",
+              "--limits", "nowhere=hertz,stiffness=1"])
     err = capsys.readouterr().err
     assert caught.value.code == 2
     assert "damping: joint 'elbow' has no <dynamics damping> in the file" in err

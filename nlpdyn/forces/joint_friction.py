@@ -10,7 +10,7 @@ and -F on the parent:
   as URDF's ``friction`` and MuJoCo's ``frictionloss`` are (:class:`~nlpdyn.forces.friction.
   LuGreFriction`'s follows the joint's normal force instead): Coulomb's law with sgn(u)
   smoothed over a creep velocity u_c (F = -F_c u / sqrt(u^2 + u_c^2): a joint loaded below
-  F_c creeps at ~u_c), or LuGre's bristles (``sigma0`` given: a joint loaded below F_c
+  F_c creeps at a rate ~u_c), or LuGre's bristles (``sigma0`` given: a joint loaded below F_c
   creeps to a presliding displacement and stays).
 """
 from __future__ import annotations
@@ -178,7 +178,7 @@ class JointFriction(_CoordinateForce):
 
     Coulomb (``sigma0`` None, the default): F = -F_c (g(u) u / sqrt(u^2 + u_c^2) + sigma2 u),
     u = ds/dt, g(u) = 1 + (F_s / F_c - 1) exp(-(u / u_S)^2) (the Stribeck curve; g = 1 when
-    F_s = F_c). Under a load F < F_c the joint creeps at u = u_c F / sqrt(F_c^2 - F^2).
+    F_s = F_c). Under a load F < F_s it creeps at u = u_c F / sqrt(F_s^2 - F^2) (u_c << u_S).
 
     LuGre (``sigma0`` given): F = -F_c mu, mu = sigma0 z + sigma1 dz/dt + sigma2 u, with the
     bristle state z of :class:`~nlpdyn.forces.friction.LuGreFriction` (mu_k = 1,
