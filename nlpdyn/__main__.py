@@ -315,6 +315,9 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     parser = make_parser()
     args = parser.parse_args(argv)
+    if args.problem is None and args.damping and args.damping[-1].lower().endswith(".urdf"):
+        # a bare --damping took the file that follows it
+        args.problem, args.damping[-1] = args.damping[-1], ""
     problems = load_problems()
     registry = problems.PROBLEMS
 

@@ -241,12 +241,13 @@ def test_command_line_bushing_and_lugre(tmp_path, capsys):
     from nlpdyn.__main__ import main
     path, save = tmp_path / "arm.urdf", tmp_path / "arm.npz"
     path.write_text(ARM.replace("</joint>", '<dynamics friction="0.05"/></joint>'))
-    code = main([str(path), "--t-end", "0.01", "--quiet", "--no-plot", "--save", str(save),
+    code = main(["--t-end", "0.01", "--quiet", "--no-plot", "--save", str(save),
                  "--bushing", "slide,stiffness=1e4,rotational_stiffness=10:10:10",
-                 "--friction", "elbow=lugre,sigma0=1e4,sigma1=1"])
+                 "--friction", "elbow=lugre,sigma0=1e4,sigma1=1", "--damping", str(path)])
     assert code == 0, capsys.readouterr().out
     ledger = nd.Result.load(save).energy_ledger()
     assert "stored:slide" in ledger.columns and "work:elbow_friction" in ledger.columns
+    assert "work:shoulder_damping" not in ledger.columns     # the file has no damping
 
 
 @pytest.mark.parametrize("argv, messages", [

@@ -7,8 +7,9 @@ and -F on the parent:
 
 - :class:`JointDamper`: F = -c ds/dt;
 - :class:`JointFriction`: friction of magnitude F_c while sliding, whatever the joint's load,
-  as URDF's ``friction`` and MuJoCo's ``frictionloss`` are (:class:`~nlpdyn.forces.friction.
-  LuGreFriction`'s follows the joint's normal force instead): Coulomb's law with sgn(u)
+  as URDF's ``friction`` and MuJoCo's ``frictionloss`` are
+  (:class:`~nlpdyn.forces.friction.LuGreFriction`'s follows the joint's normal force
+  instead): Coulomb's law with sgn(u)
   smoothed over a creep velocity u_c (F = -F_c u / sqrt(u^2 + u_c^2): a joint loaded below
   F_c creeps at a rate ~u_c), or LuGre's bristles (``sigma0`` given: a joint loaded below F_c
   creeps to a presliding displacement and stays).
