@@ -46,6 +46,7 @@ sit above ``result.py``: a Result imports them when one is asked for)::
     forces/bushing.py       Bushing: a six-component spring-damper between two frames
     forces/joint_coordinates.py  a joint's free coordinate (for stops and friction)
     forces/friction.py      LuGreFriction in ideal joints
+    forces/joint_friction.py     JointDamper, JointFriction: a joint's damping and friction
     forces/joint_stops.py   TranslationStop, RotationStop
     forces/penalty_base.py  PenaltyClearanceJoint, the penalty clearance joints' shared part
     forces/penalty_clearance.py  PenaltySpherical-, -Cylindrical-, -Revolute-,
@@ -63,6 +64,7 @@ sit above ``result.py``: a Result imports them when one is asked for)::
     geometry.py             the system's geometry as data, its poses along a result
     system.py               System: holds the elements, validate(), compile()
     flexible.py             add_flexible_link: flexible links as rigid finite elements
+    urdf_options.py         from_urdf's joint damping, friction, bushings; visual shapes
     urdf.py                 from_urdf: a System from a URDF file
     fastcall.py             low-overhead numeric calls of CasADi functions
     jit.py                  the step's functions compiled to machine code
@@ -102,6 +104,7 @@ sit above ``result.py``: a Result imports them when one is asked for)::
     ode.py                  simulate_ode: penalty-only systems for scipy's integrators
     sweep_runner.py         running a sweep's points, in process or on an executor
     sweep.py                sweep: one simulation per point of a full-factorial grid
+    urdf_command.py         the command line's options for a URDF model
     __main__.py             the command line: python -m nlpdyn CASE
 
 Examples
@@ -118,8 +121,8 @@ Examples
 """
 from .body import BodyState, Ground, RigidBody
 from .forces import (Blended, Bushing, ContactLaw, ForceElement, Gravity, Hertz,
-                     LankaraniNikravesh, LinearBushing, LuGreFriction, ModifiedKelvinVoigt,
-                     PenaltyCylindricalClearance, PenaltyPrismaticClearance,
+                     JointDamper, JointFriction, LankaraniNikravesh, LinearBushing,
+                     LuGreFriction, ModifiedKelvinVoigt, PenaltyCylindricalClearance, PenaltyPrismaticClearance,
                      PenaltyRevoluteClearance, PenaltySphericalClearance, Pereira, PointForce,
                      RangeOfMotionCone, RotationStop, SpringDamper, TabulatedBushing,
                      TranslationStop, penalty_version)
@@ -150,6 +153,7 @@ __all__ = [
     "UnilateralConstraint", "ForceElement", "Gravity", "PointForce", "SpringDamper",
     "ContactLaw", "Hertz", "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira",
     "LinearBushing", "TabulatedBushing", "Blended", "LuGreFriction", "simulate_ode", "Bushing",
+    "JointDamper", "JointFriction",
     "TranslationStop", "RotationStop", "PenaltySphericalClearance", "PenaltyCylindricalClearance",
     "PenaltyRevoluteClearance", "PenaltyPrismaticClearance", "penalty_version",
     "RangeOfMotionCone",

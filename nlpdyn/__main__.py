@@ -9,9 +9,19 @@ examples:
   python -m nlpdyn pendulum --h 1e-3 --step-control nlp --h-min 1e-4 --save run.npz
   python -m nlpdyn slider_crank --h-min 1e-6 --h 1e-2 --rtol 1e-4
   python -m nlpdyn robot.urdf --t-end 2 --h 1e-3 --set elbow=0.3
+  python -m nlpdyn robot.urdf --clearance elbow=1e-4,radius=0.01,length=0.02 --damping
+  python -m nlpdyn robot.urdf --limits hertz,stiffness=1e7 --friction coulomb
 
 A path ending in .urdf runs that model (nd.from_urdf, fixed base, gravity -Z); its --set
-KEY=VALUE give initial joint coordinates (rad or m), --t-end defaults to 1 s, --h to 1e-3 s.
+KEY=VALUE give initial joint coordinates (rad or m), --t-end defaults to 1 s, --h to 1e-3 s,
+and these loosen its joints (a number list is written a:b:c):
+  --clearance JOINT=C,radius=R,length=L[,axial_clearance=A,friction=MU]
+  --limits LAW,stiffness=K[,restitution=E]   the file's limits as stops, every joint
+           (or JOINT=LAW,...; LAW: hertz, lankarani-nikravesh, kelvin-voigt)
+  --damping [JOINT[=C]]        the file's <dynamics damping> (every joint, or JOINT's)
+  --friction coulomb           the file's <dynamics friction>, Coulomb (every joint), or
+             JOINT=coulomb, JOINT=lugre,sigma0=S[,sigma1=..,static_friction=..]
+  --bushing JOINT,stiffness=K,rotational_stiffness=KR[,damping=C,rotational_damping=CR]
 
 A clearance joint's journal orbit is written beside the plot (NAME_orbit.png).
 """
@@ -131,8 +141,17 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--variant", help="model variant (default: the problem's first)")
     parser.add_argument("--set", action="append", default=[], type=_assignment,
                         metavar="KEY=VALUE", help="a model option (see --list); repeatable")
-    parser.add_argument("--clearance", type=_positive,
-                        help="shorthand for --set clearance=C [m] where the variant has it")
+    parser.add_argument("--clearance", action="append",
+                        help="shorthand for --set clearance=C [m] where the variant has it; "
+                             "a URDF model: JOINT=C,radius=R,length=L (repeatable)")
+    parser.add_argument("--limits", action="append", metavar="[JOINT=]LAW,key=value",
+                        help="a URDF model: its joint limits as stops with this contact law")
+    parser.add_argument("--damping", action="append", nargs="?", const="",
+                        metavar="JOINT[=C]", help="a URDF model: its joints' damping")
+    parser.add_argument("--friction", action="append", metavar="[JOINT=]MODEL",
+                        help="a URDF model: its joints' friction, coulomb or lugre")
+    parser.add_argument("--bushing", action="append", metavar="JOINT,key=value",
+                        help="a URDF model: a bushing in place of JOINT")
     parser.add_argument("--t-end", type=_positive, help="final time [s] (default: the problem's)")
     parser.add_argument("--h", type=_positive,
                         help="step size, or h_max with --h-min [s] (default: the problem's)")
@@ -309,6 +328,9 @@ def main(argv=None) -> int:
     started = time.perf_counter()
     parser = make_parser()
     args = parser.parse_args(argv)
+    if args.problem is None and args.damping and args.damping[-1].lower().endswith(".urdf"):
+        # a bare --damping took the file that follows it
+        args.problem, args.damping[-1] = args.damping[-1], ""
     problems = load_problems()
     registry = problems.PROBLEMS
 
@@ -330,7 +352,16 @@ def main(argv=None) -> int:
                      f"{_did_you_mean(variant, problem.variants)}; "
                      f"choose from {', '.join(problem.variants)}")
     assignments = [(key, text, "--set") for key, text in args.set]
+    for flag in ("limits", "damping", "friction", "bushing"):
+        if getattr(args, flag) is not None:
+            parser.error(f"argument --{flag}: only for a .urdf model")
     if args.clearance is not None:
+        if len(args.clearance) > 1:
+            parser.error("argument --clearance: given more than once")
+        try:
+            args.clearance = _positive(args.clearance[0])
+        except argparse.ArgumentTypeError as exc:
+            parser.error(f"argument --clearance: {exc}")
         key = _clearance_option(problem, variant)
         if key is None:
             parser.error(f"argument --clearance: variant {variant!r} of {args.problem} has no "
@@ -465,9 +496,8 @@ def _save_report_plot(parser, res, save, plot, write_plot, report=None) -> int:
 def _run_urdf(parser, args, started) -> int:
     """Run the model of a URDF file: joint coordinates from --set, the case-study options
     that a file has no use for refused."""
-    for flag, value in (("--variant", args.variant), ("--clearance", args.clearance)):
-        if value is not None:
-            parser.error(f"argument {flag}: a URDF model has no {flag[2:]}")
+    if args.variant is not None:
+        parser.error("argument --variant: a URDF model has no variant")
     configuration = {}
     for key, text in args.set:
         try:
@@ -483,12 +513,19 @@ def _run_urdf(parser, args, started) -> int:
 
     import nlpdyn as nd
 
+    from .urdf_command import urdf_keywords
+
+    keywords, problems = urdf_keywords(args, nd)
+    if problems:
+        parser.error("; ".join(problems))
     save, plot = _output_files(parser, args, Path(args.problem).stem)
     try:
-        system = nd.from_urdf(args.problem, configuration=configuration)
+        system = nd.from_urdf(args.problem, configuration=configuration, **keywords)
     except nd.ModelError as exc:
         parser.exit(2, f"{parser.prog}: error: {args.problem}: {exc}\n")
     print(f"{args.problem}: {len(system.bodies)} bodies, {len(system.constraints)} joints")
+    if keywords:
+        print(f"  loosened: {', '.join(f'{k}={v!r}' for k, v in keywords.items())}")
     print(f"  run: t_end = {t_end:g} s, h = {h}")
     try:
         res = nd.simulate(system, t_end=t_end, h=h, progress=False if args.quiet else None,
@@ -502,12 +539,17 @@ def _run_urdf(parser, args, started) -> int:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from .plotting import orbit_joints
+
         fig = res.plot(title=f"{args.problem}")
         try:
             fig.savefig(plot, dpi=110)
         finally:
             plt.close(fig)
         print(f"wrote {plot}")
+        joints = orbit_joints(system)
+        if joints:
+            _write_orbit(res, joints, plot, f"{args.problem}: journal orbits")
 
     return _save_report_plot(parser, res, save, plot, write_plot)
 
@@ -535,13 +577,19 @@ def _write_plots(res, system, problem, path, name, variant, keywords):
     print(f"wrote {path}")
     joints = orbit_joints(system)
     if joints:
-        orbit = path.with_name(f"{path.stem}_orbit{path.suffix}")
-        fig = res.plot_orbit(joints, title=f"{name} [{variant}]: journal orbits")
-        try:
-            fig.savefig(orbit, dpi=110)
-        finally:
-            plt.close(fig)
-        print(f"wrote {orbit}")
+        _write_orbit(res, joints, path, f"{name} [{variant}]: journal orbits")
+
+
+def _write_orbit(res, joints, path, title):
+    """The journal orbits of ``joints`` beside the plot ``path`` (NAME_orbit.png)."""
+    import matplotlib.pyplot as plt
+    orbit = path.with_name(f"{path.stem}_orbit{path.suffix}")
+    fig = res.plot_orbit(joints, title=title)
+    try:
+        fig.savefig(orbit, dpi=110)
+    finally:
+        plt.close(fig)
+    print(f"wrote {orbit}")
 
 
 if __name__ == "__main__":

@@ -213,7 +213,7 @@ def friction_terms(cs, t, q, v, z):
     cs.friction_rows = rows
     cs.friction_child_is_ground = np.array([r.element.joint.child.is_ground for r in rows],
                                            dtype=bool)
-    cs.step_size_slots = np.array([r.start + r.element.step_size_slot for r in rows
+    cs.step_size_slots = np.array([r.start + r.element.step_size_slot for r in cs.history_rows
                                    if hasattr(r.element, "step_size_slot")], dtype=int)
     cs.normal_force_slots = np.array([r.start + r.element.normal_force_slot for r in rows],
                                      dtype=int)

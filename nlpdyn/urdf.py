@@ -20,27 +20,32 @@ from .joints.clearance import PrismaticClearance, RevoluteClearance
 from .joints.ideal import Fixed, Prismatic, Revolute
 from .joints.library import Planar
 from .system import System
+from .urdf_options import (add_bushing, add_dynamics, conflicts, dynamics_options, not_one_dof,
+                           visual_shapes)
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from ._typing import ArrayLike
     from .forces.law_base import ContactLaw
 
 # URDF joint type -> nlpdyn joint class (None: the child is a free body)
 JOINT_TYPES = {"revolute": Revolute, "continuous": Revolute, "prismatic": Prismatic,
                "fixed": Fixed, "planar": Planar, "floating": None}
-ONE_DOF = ("revolute", "continuous", "prismatic")
 
 # Numeric attributes read from the file: (tag, attribute) -> how many numbers
 _NUMBERS = {("origin", "xyz"): 3, ("origin", "rpy"): 3, ("axis", "xyz"): 3, ("mass", "value"): 1,
             **{("inertia", k): 1 for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")},
             **{("limit", k): 1 for k in ("lower", "upper", "effort", "velocity")},
             **{("dynamics", k): 1 for k in ("damping", "friction")},
-            **{("mimic", k): 1 for k in ("multiplier", "offset")}}
+            **{("mimic", k): 1 for k in ("multiplier", "offset")},
+            ("box", "size"): 3, ("cylinder", "radius"): 1, ("cylinder", "length"): 1,
+            ("sphere", "radius"): 1}
 # Keys of the ``clearance`` data: (needed, optional), revolute [0] and prismatic [1]
 _CLEARANCE_KEYS = ((("clearance", "radius", "length"), ("axial_clearance", "friction", "offset")),
                    (("clearance", "profile", "length"), ("section_x", "friction")))
 # Elements nlpdyn does not use, dropped before parsing (meshes are never loaded)
-_UNUSED = ("visual", "collision", "transmission", "gazebo", "material", "mujoco")
+_UNUSED = ("collision", "transmission", "gazebo", "material", "mujoco")
 
 
 def _load_yourdfpy():
@@ -189,24 +194,12 @@ def _structure_problems(robot, base, configuration, velocities, bad):
         out += [f"{tag}: " + p.split(": ", 1)[-1] for p in probe.problems()]
     for label, given in (("configuration", configuration), ("velocities", velocities)):
         for name, value in given.items():
-            wrong = _not_one_dof(label, name, joints, "a value")
+            wrong = not_one_dof(label, name, joints, "a value")
             if wrong:
                 out.append(wrong)
             elif not (isinstance(value, (int, float, np.number)) and np.isfinite(value)):
                 out.append(f"{label}: joint {name!r} needs one finite number, got {value!r}")
     return out, root
-
-
-def _not_one_dof(label, name, joints, what):
-    """Why the joint called ``name`` cannot take ``what`` (None if it can: it exists and has
-    one coordinate)."""
-    joint = joints.get(name)
-    if joint is None:
-        return f"{label}: no joint named {name!r}"
-    if joint.type not in ONE_DOF:
-        return (f"{label}: joint {name!r} is {joint.type}: only revolute, continuous and "
-                f"prismatic joints take {what}")
-    return None
 
 
 def _motion(joint, q):
@@ -246,7 +239,7 @@ def _poses(robot, root, configuration, velocities):
             elif joint.type == "prismatic":
                 v_child = v_child + qdot * axis
             pose[joint.child], twist[joint.child] = child, (w, v_child)
-            placed[joint.name] = (child[:3, 3], axis)
+            placed[joint.name] = (child[:3, 3], axis, child[:3, :3])
             todo.append(joint.child)
     return pose, twist, placed
 
@@ -255,7 +248,7 @@ def _loosening_problems(robot, clearance, limits, configuration):
     out = []
     joints = {joint.name: joint for joint in robot.joints}
     for name, data in clearance.items():
-        joint, wrong = joints.get(name), _not_one_dof("clearance", name, joints, "a clearance")
+        joint, wrong = joints.get(name), not_one_dof("clearance", name, joints, "a clearance")
         if wrong:
             out.append(wrong)
         elif not isinstance(data, dict):
@@ -292,7 +285,10 @@ def from_urdf(source: str | os.PathLike, *, base: str = "fixed",
               velocities: dict[str, float] | None = None,
               gravity: ArrayLike = (0.0, 0.0, -9.81),
               clearance: dict[str, dict] | None = None,
-              limits: dict[str, ContactLaw] | ContactLaw | None = None) -> System:
+              limits: dict[str, ContactLaw] | ContactLaw | None = None,
+              damping: bool | str | Iterable[str] | dict[str, float | None] = False,
+              friction: str | dict[str, str | dict] | None = None,
+              bushing: dict[str, dict] | None = None) -> System:
     """A System built from a URDF robot description.
 
     Each link with an ``<inertial>`` becomes a body of the same name: its mass, its centre
@@ -306,8 +302,10 @@ def from_urdf(source: str | os.PathLike, *, base: str = "fixed",
     :class:`~nlpdyn.joints.ideal.Fixed` (the child stays a body of its own), planar ->
     :class:`~nlpdyn.joints.library.Planar` (axis = the plane's normal), floating -> no joint
     (a free body). Joint coordinates are 0 at the loaded configuration, as everywhere in
-    nlpdyn. Joint damping, friction, effort and velocity limits, visuals and collisions are
-    not read.
+    nlpdyn. The joints' ``<dynamics damping friction>`` and ``<limit lower upper>`` are
+    used when asked (``damping``, ``friction``, ``limits``). A link's ``<visual>`` boxes,
+    cylinders and spheres draw its body (``animate``, ``view_html``; a body with none gets
+    the default drawing); meshes, collisions, effort and velocity limits are not read.
 
     Parameters
     ----------
@@ -336,7 +334,29 @@ def from_urdf(source: str | os.PathLike, *, base: str = "fixed",
         a :class:`~nlpdyn.forces.joint_stops.RotationStop` (revolute) or
         :class:`~nlpdyn.forces.joint_stops.TranslationStop` (prismatic) named
         ``"<joint>_limits"`` with that law. One law instead of a dict: every revolute and
-        prismatic joint that has limits.
+        prismatic joint that has limits (not those replaced by a bushing).
+    damping : bool, str, collection of str or dict, optional
+        Joint viscous dampers (:class:`~nlpdyn.forces.joint_friction.JointDamper` named
+        ``"<joint>_damping"``, N m s/rad or N s/m): True, every revolute, continuous and
+        prismatic joint with a ``<dynamics damping>`` > 0 in the file; a joint name or
+        names, those joints with the file's value; a dict joint name -> value (None: the
+        file's).
+    friction : "coulomb" or dict, optional
+        Joint friction of the file's magnitude (``<dynamics friction>``, N m or N:
+        :class:`~nlpdyn.forces.joint_friction.JointFriction` named ``"<joint>_friction"``).
+        "coulomb": every revolute, continuous and prismatic joint with a friction > 0 in
+        the file, Coulomb's law. A dict joint name -> "coulomb", or -> a dict of
+        JointFriction's parameters (``friction`` replaces the file's value; ``sigma0``
+        makes it LuGre's law, with ``static_friction``, ``stribeck_velocity``, ``sigma1``,
+        ``sigma2``; ``creep_velocity`` smooths Coulomb's).
+    bushing : dict, optional
+        Joint name -> dict of :class:`~nlpdyn.forces.bushing.Bushing` data: the joint
+        (revolute, continuous, prismatic, fixed or planar) is replaced by a bushing of the
+        same name at the joint's origin, its axes the joint frame's (the file's ``<axis>``
+        has the same components in them), with keys ``stiffness`` and
+        ``rotational_stiffness`` (a number, a law, or 3 of them along those axes),
+        optional ``damping`` and ``rotational_damping``. Such a joint takes no clearance,
+        limits, damping or friction.
 
     Returns
     -------
@@ -350,7 +370,9 @@ def from_urdf(source: str | os.PathLike, *, base: str = "fixed",
         or is not a URDF, numbers that are not numbers, links without ``<inertial>`` (other
         than a fixed base's root), invalid masses or inertias, mimic joints, closed loops,
         joints whose links are not defined, unknown joint types, and keys of
-        ``configuration``, ``velocities``, ``clearance`` or ``limits`` that do not fit.
+        ``configuration``, ``velocities``, ``clearance``, ``limits``, ``damping``,
+        ``friction`` or ``bushing`` that do not fit (joints that do not exist or do not
+        take the option, values the file lacks, a bushing's joint loosened otherwise).
     ImportError
         When yourdfpy is not installed (``pip install 'nlpdyn[urdf]'``).
 
@@ -376,6 +398,13 @@ def from_urdf(source: str | os.PathLike, *, base: str = "fixed",
     >>> res = nd.simulate(system, t_end=0.01, h=1e-3, progress=False)
     >>> res.position("rod").shape
     (11, 3)
+
+    The same rod with 0.05 N m s/rad of damping at the hinge, as a file may say with
+    ``<dynamics damping="0.05"/>``:
+
+    >>> damped = nd.from_urdf(urdf, configuration={"hinge": 0.3}, damping={"hinge": 0.05})
+    >>> [f.name for f in damped.forces if f.kind == "joint damper"]
+    ['hinge_damping']
     """
     configuration = dict(configuration or {})
     velocities = dict(velocities or {})
@@ -395,10 +424,13 @@ def from_urdf(source: str | os.PathLike, *, base: str = "fixed",
                                    load_meshes=False, load_collision_meshes=False).robot
     except Exception as err:        # yourdfpy's own complaint, named as it is
         raise ModelError(problems + [f"yourdfpy cannot read the URDF: {err}"]) from err
+    dampers, frictions, bushing, found = dynamics_options(robot, damping, friction, bushing)
     if not isinstance(limits, dict) and limits is not None:
         limits = {j.name: limits for j in robot.joints if j.type in ("revolute", "prismatic")
-                  and j.limit is not None and None not in (j.limit.lower, j.limit.upper)}
+                  and j.limit is not None and None not in (j.limit.lower, j.limit.upper)
+                  and j.name not in bushing}
     limits = dict(limits or {})
+    problems += found + conflicts(bushing, clearance, limits)
     found, root = _structure_problems(robot, base, configuration, velocities, bad)
     problems += found + _loosening_problems(robot, clearance, limits, configuration)
     if problems:
@@ -417,13 +449,17 @@ def from_urdf(source: str | os.PathLike, *, base: str = "fixed",
         bodies[link.name] = system.add_body(
             link.name, link.inertial.mass, R_in @ link.inertial.inertia @ R_in.T,
             position=com[:3], orientation=T[:3, :3], velocity=v + np.cross(w, com[:3] - T[:3, 3]),
-            angular_velocity=T[:3, :3].T @ w)
+            angular_velocity=T[:3, :3].T @ w,
+            geometry=visual_shapes(link, origin[:3, 3]) or None)
     for joint in robot.joints:
         kind = JOINT_TYPES[joint.type]
         if kind is None:
             continue
-        point, axis = placed[joint.name]
+        point, axis, frame = placed[joint.name]
         parent, child = bodies[joint.parent], bodies[joint.child]
+        if joint.name in bushing:
+            add_bushing(system, parent, child, point, frame, bushing[joint.name], joint.name)
+            continue
         data = clearance.get(joint.name)
         if data is not None:
             loose = RevoluteClearance if kind is Revolute else PrismaticClearance
@@ -435,6 +471,7 @@ def from_urdf(source: str | os.PathLike, *, base: str = "fixed",
         else:
             element = kind(parent, child, point=point, axis=axis, name=joint.name)
         system.add_joint(element)
+        add_dynamics(system, element, joint.name, dampers, frictions)
         if joint.name in limits:
             q = configuration.get(joint.name, 0.0)
             stop = RotationStop if kind is Revolute else TranslationStop

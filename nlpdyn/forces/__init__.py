@@ -5,6 +5,7 @@ from .contact_laws import (Blended, ContactLaw, Hertz, LankaraniNikravesh, Linea
 from .elements import Gravity, PointForce, SpringDamper
 from .bushing import Bushing
 from .friction import LuGreFriction
+from .joint_friction import JointDamper, JointFriction
 from .joint_stops import RotationStop, TranslationStop
 from .range_of_motion import RangeOfMotionCone
 from .penalty_joints import (PenaltyCylindricalClearance, PenaltyPrismaticClearance,
@@ -12,6 +13,7 @@ from .penalty_joints import (PenaltyCylindricalClearance, PenaltyPrismaticCleara
 
 __all__ = ["ForceElement", "Gravity", "PointForce", "SpringDamper", "ContactLaw", "Hertz",
            "LankaraniNikravesh", "ModifiedKelvinVoigt", "Pereira", "LinearBushing",
-           "TabulatedBushing", "Blended", "Bushing", "LuGreFriction", "TranslationStop", "RotationStop",
+           "TabulatedBushing", "Blended", "Bushing", "LuGreFriction", "JointDamper",
+           "JointFriction", "TranslationStop", "RotationStop",
            "PenaltySphericalClearance", "PenaltyCylindricalClearance", "PenaltyRevoluteClearance",
            "PenaltyPrismaticClearance", "penalty_version", "RangeOfMotionCone"]
