@@ -87,18 +87,19 @@ ax.legend(fontsize=7);
 
 # %% [markdown]
 # ## Joint coordinates (seed Fig. 9)
+#
+# The variants' coordinates differ by milliradians on ranges of a radian, so their curves
+# would lie on top of each other: the top row shows the rigid chain S_r_L_r_J_nf, the bottom
+# row every other variant minus it. The seed: support flexibility and friction influence the
+# motion most; S_r_L_fl_J_nf stays close to S_r_L_r_J_nf.
 
 # %%
 labels = ["phi_1 [rad]", "psi_2 [rad]", "psi_3 [rad]", "x_4 [m]", "x_5 [m]"]
+differences = ["phi_1 [mrad]", "psi_2 [mrad]", "psi_3 [mrad]", "x_4 [mm]", "x_5 [mm]"]
 coords = {name: m.joint_coordinates(res) for name, res in runs.items()}
-fig, axes = plt.subplots(1, 5, figsize=(16, 3.2))
-for name, q in coords.items():
-    for k, ax in enumerate(axes):
-        ax.plot(runs[name].t, q[:, k], label=name)
-for ax, label in zip(axes, labels):
-    ax.set(xlabel="t [s]", title=label)
-axes[0].legend(fontsize=6)
-plt.tight_layout()
+fig, axes = plt.subplots(2, 5, figsize=(17, 5.6), sharex=True, constrained_layout=True)
+m.difference_panels(axes, {name: (runs[name].t, q) for name, q in coords.items()},
+                    m.variant_name(), labels, [f"- rigid: {d}" for d in differences], scale=1e3)
 reference = coords[m.variant_name()]
 for name, q in coords.items():
     print(f"{name:16s} largest difference from S_r_L_r_J_nf: psi_2 "
@@ -109,19 +110,16 @@ for name, q in coords.items():
 # ## Joint forces (seed Figs. 10-11)
 #
 # The reaction on each joint's child, split into its component along the joint axis (axial)
-# and the magnitude perpendicular to it (normal), and their RMS over the run (eq. 34).
+# and the magnitude perpendicular to it (normal), and their RMS over the run (eq. 34). Top:
+# |F| of the rigid chain; bottom: every other variant's |F| minus it. The seed: link
+# flexibility hardly changes the motion but changes the joint forces markedly.
 
 # %%
 forces = {name: m.joint_forces(res) for name, res in runs.items()}
-fig, axes = plt.subplots(1, 5, figsize=(16, 3.2))
-for name, f in forces.items():
-    for ax, joint in zip(axes, m.JOINTS):
-        axial, normal = f[joint]
-        ax.plot(runs[name].t[1:], np.hypot(axial, normal), label=name)
-for ax, joint in zip(axes, m.JOINTS):
-    ax.set(xlabel="t [s]", title=f"|F| {joint} [N]")
-axes[0].legend(fontsize=6)
-plt.tight_layout()
+magnitudes = {name: (runs[name].t[1:], m.force_magnitudes(f)) for name, f in forces.items()}
+fig, axes = plt.subplots(2, 5, figsize=(17, 5.6), sharex=True, constrained_layout=True)
+m.difference_panels(axes, magnitudes, m.variant_name(), [f"|F| {j} [N]" for j in m.JOINTS],
+                    [f"- rigid: |F| {j} [N]" for j in m.JOINTS])
 
 rms = {name: m.joint_force_rms(runs[name], f) for name, f in forces.items()}
 fig, axes = plt.subplots(1, 2, figsize=(12, 3.5))
@@ -149,7 +147,13 @@ for soft, res in soft_runs.items():
     print(f"E / {soft:5d}: largest deflection {1e3 * m.link_deflection(res).max():7.3f} mm "
           f"({100 * m.link_deflection(res).max() / m.L2:.2f} % of the link), RMS normal "
           + "  ".join(f"{j} {values[j][1]:6.2f}" for j in m.JOINTS)
-          + f"; largest ratio to the rigid link (J2-J5) {ratio:.1f}")
+          + f"; largest ratio to the rigid link (J2-J5) {ratio:.1f} (seed: up to 8x)")
+soft = {"S_r_L_r_J_nf": magnitudes[m.variant_name()]}
+soft.update({f"L_fl, E / {k}": (res.t[1:], m.force_magnitudes(m.joint_forces(res)))
+             for k, res in soft_runs.items()})
+fig, axes = plt.subplots(2, 5, figsize=(17, 5.6), sharex=True, constrained_layout=True)
+m.difference_panels(axes, soft, "S_r_L_r_J_nf", [f"|F| {j} [N], rigid link" for j in m.JOINTS],
+                    [f"- rigid: |F| {j} [N]" for j in m.JOINTS])
 
 # %% [markdown]
 # ## What our data reproduce

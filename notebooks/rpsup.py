@@ -41,7 +41,7 @@ import numpy as np
 
 import nlpdyn as nd
 from problems import rpsup as r
-from problems.manipulator import rms_bars
+from problems.manipulator import difference_panels, force_magnitudes, rms_bars
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
 T_END, H = (0.5, 2e-3) if QUICK else (r.T_END, 1e-3)
@@ -82,21 +82,23 @@ plt.tight_layout()
 # ## Constraint violation (seed Fig. 17) and joint coordinates (Fig. 18)
 #
 # The largest |Phi| over the joints (the loop closure included) and the programmed
-# constraint, per step; joint coordinates psi (R), x (the rod's extension), z (the slider's
-# height above the base).
+# constraint, per step. Joint coordinates psi (R), x (the rod's extension), z (the slider's
+# height above the base): the variants differ by milliradians and fractions of a millimetre,
+# so the top row shows S_r_L_r_J_nf and the bottom row every other variant minus it. The
+# seed: the rigid-support cases lie close together, the flexible support changes the joint
+# coordinates most, then friction, and the coupler's flexibility least.
 
 # %%
-fig, axes = plt.subplots(1, 4, figsize=(17, 3.4))
+fig, ax = plt.subplots(figsize=(7, 3.4))
 for name, res in runs.items():
-    axes[0].semilogy(res.t[1:], np.maximum(r.constraint_violation(res), 1e-16), label=name)
+    ax.semilogy(res.t[1:], np.maximum(r.constraint_violation(res), 1e-16), label=name)
+ax.set(xlabel="t [s]", title="|Phi| [m]")
+ax.legend(fontsize=6)
 coords = {name: r.joint_coordinates(res) for name, res in runs.items()}
-for name, q in coords.items():
-    for k in range(3):
-        axes[k + 1].plot(runs[name].t, q[:, k], label=name)
-for ax, title in zip(axes, ("|Phi| [m]", "psi [rad]", "x [m]", "z_slider [m]")):
-    ax.set(xlabel="t [s]", title=title)
-axes[0].legend(fontsize=6)
-plt.tight_layout()
+fig, axes = plt.subplots(2, 3, figsize=(15, 5.6), sharex=True, constrained_layout=True)
+difference_panels(axes, {name: (runs[name].t, q) for name, q in coords.items()},
+                  r.variant_name(), ["psi [rad]", "x [m]", "z_slider [m]"],
+                  ["- rigid: psi [mrad]", "- rigid: x [mm]", "- rigid: z_slider [mm]"], scale=1e3)
 reference = coords[r.variant_name()]
 for name, q in coords.items():
     print(f"{name:16s} largest difference from S_r_L_r_J_nf: psi "
@@ -132,13 +134,21 @@ for name, values in rms.items():
 
 # %%
 base_rms = rms[r.variant_name()]
-for soft in (1, 100, 1000):
-    res = nd.simulate(r.build(flexible_link=True, link_softening=soft), t_end=T_END, h=H,
+
+rigid = runs[r.variant_name()]
+soft = {"S_r_L_r_J_nf": (rigid.t[1:], force_magnitudes(r.joint_forces(rigid)))}
+for softening in (1, 100, 1000):
+    res = nd.simulate(r.build(flexible_link=True, link_softening=softening), t_end=T_END, h=H,
                       progress=False)
     values = r.joint_force_rms(res)
-    print(f"E / {soft:5d}: largest deflection {1e3 * r.coupler_deflection(res).max():7.3f} mm; "
-          "RMS normal " + "  ".join(f"{j} {values[j][1]:5.2f} ({values[j][1] / base_rms[j][1]:.2f}x)"
-                                     for j in r.JOINTS))
+    soft[f"L_fl, E / {softening}"] = (res.t[1:], force_magnitudes(r.joint_forces(res)))
+    print(f"E / {softening:5d}: largest deflection {1e3 * r.coupler_deflection(res).max():7.3f} mm "
+          "(seed: ~40 mm); RMS normal "
+          + "  ".join(f"{j} {values[j][1]:5.2f} ({values[j][1] / base_rms[j][1]:.2f}x)"
+                      for j in r.JOINTS))
+fig, axes = plt.subplots(2, 5, figsize=(17, 5.6), sharex=True, constrained_layout=True)
+difference_panels(axes, soft, "S_r_L_r_J_nf", [f"|F| {j} [N], rigid coupler" for j in r.JOINTS],
+                  [f"- rigid: |F| {j} [N]" for j in r.JOINTS])
 
 # %% [markdown]
 # ## What our data reproduce
