@@ -100,17 +100,36 @@ print(f"energy range {np.ptp(res.energy):.3e} J; max |Phi| {res.stats.constraint
 # ## Clearance in the spherical joint B or the revolute joint A (seed 001 section 3.1)
 #
 # Clearances 0, 1e-3, 0.1 and 1 mm, each run two ways with the same joint data:
-# - **penalty** (seed 001's model): Lankarani-Nikravesh contact, K = 5e6 N/m^1.5, n = 1.5,
-#   e = 0.75 (a 0 mm clearance is a penalty joint with no play), evaluated energy-consistently
-#   (`evaluation="implicit"`), h = 2.5e-4 s (`slider_crank.PENALTY_STEP`: the contact's
-#   period is ~4 ms);
+# - **penalty** (seed 001's model): the ball joint B with Lankarani-Nikravesh contact
+#   (eq. 43), K = 5e6 N/m^1.5, n = 1.5, e = 0.75 (a 0 mm clearance is a penalty joint with no
+#   play); the revolute joint A on the `"soft"` bearing data (below); evaluated
+#   energy-consistently (`evaluation="implicit"`), h = 2.5e-4 s (`slider_crank.PENALTY_STEP`:
+#   the contact's period is ~4 ms);
 # - **complementarity** (this project's clearance joints: unilateral gaps, perfectly
 #   inelastic impacts; 0 mm is the ideal joint), with the default contact step
 #   (`contact="cone"`: impulses along the start-of-step contact Jacobian, gap met exactly at
 #   the end of the step), h = 1e-3 s, 2.5e-4 s for 1e-3 mm. `slider_crank.step_size` keeps
 #   12 h^2 <= c: beyond it the contact iterations stop converging at joint A (at 1e-3 mm and
 #   h = 1e-3 the run fails at t = 0.25 s; measurements in its docstring).
-# Revolute A: pin radius 10 mm, bearing length 20 mm, axial clearance = radial (*ours*).
+#
+# Revolute A's bearing (docs/CASES.md #5, *ours*: the seed's bearing data are missing): pin
+# radius 10 mm, bearing length 20 mm, axial clearance equal to the radial one. As a penalty
+# joint it has two sets of data (`slider_crank.build(bearing=...)`):
+# - `"soft"` (the default, run below): the ball joint's Lankarani-Nikravesh law on 2 strips
+#   and on the axial faces. The crank, loaded at B 80 mm from a bearing whose strips sit
+#   10 mm apart, cocks by up to 18 deg on it and stalls even with no play, so it cannot be
+#   the seed's revolute joint;
+# - `"steel"`: the seed's cylindrical law for revolute joints (eq. 44, Pereira et al.) on a
+#   steel pin and bore with 4 strips, the axial faces taking the same law. With no play the
+#   crank turns like the perfect joint, as in the seed: 1.7301 turns in 1 s against the
+#   ideal mechanism's 1.7305 (`python -c "import nlpdyn as nd; from problems import
+#   slider_crank as s; r = nd.simulate(s.build(revolute_clearance=0.0, model='penalty',
+#   bearing='steel'), 1.0, 1e-3); print(s.crank_angle(r)[-1] / 6.2832)"`; CASES.md #5: 8.61
+#   turns in 5 s, ideal 8.61). Its contact vibrates so fast that the impact resolution steps
+#   it at ~1.3e-5 s whatever h is (74117 steps and 42 s of CPU time for that 1 s), too slow
+#   for this notebook. With 1 mm of play it stops within half a turn (CASES.md #5:
+#   0.475-0.508 turns in 5 s at h = 1e-3 to 2.5e-4) where the seed's crank develops about
+#   two revolutions before it oscillates about its equilibrium: not reproduced.
 #
 # The tables: crank turns in 5 s; `back`, when the crank first swings back (nan: it never
 # does); the slider's full strokes before that and the `delay` of the last of them against
@@ -138,25 +157,53 @@ for model, runs in results.items():
     print(f"--- {model}")
     print(slider_crank.summary_table(runs, references))
 
+# %% [markdown]
+# Small multiples, one figure per clearance joint (the seed's Figs. 8-10 for B, 11-12 for
+# A): one row per clearance, one quantity per column: the slider's position, the crank angle
+# in turns, and the joint's force on its child along global X and Z. In each panel the
+# ideal mechanism (black), the complementarity joint and the penalty joint. The force panels
+# show three times the ideal joint's range; the largest peak beyond it is written in the
+# panel.
+
 # %%
-fig, axes = plt.subplots(2, 3, figsize=(16, 7), constrained_layout=True)
-for row, joint in enumerate(("spherical", "revolute")):
-    for model, ls in (("complementarity", "-"), ("penalty", "--")):
-        for label, res in results[model].items():
-            if not label.startswith(joint):
-                continue
-            axes[row, 0].plot(res.t, res.position("slider")[:, 0], ls, lw=0.8, label=f"{model[:4]} {label}")
-            axes[row, 1].plot(res.t, slider_crank.crank_angle(res), ls, lw=0.8)
-            name = "B" if joint == "spherical" else "A"
-            axes[row, 2].plot(res.t[1:], slider_crank.joint_force(res, name)[:, 0], ls, lw=0.6)
-    ideal = results["complementarity"]["ideal"]
-    axes[row, 0].plot(ideal.t, ideal.position("slider")[:, 0], "k", lw=1.2, label="ideal")
-    axes[row, 0].set(ylabel=f"{joint}: slider x [m]")
-    axes[row, 1].set(ylabel="crank angle [rad]")
-    axes[row, 2].set(ylabel=f"joint {'B' if joint == 'spherical' else 'A'} force X [N]")
-    axes[row, 0].legend(fontsize=6)
-for ax in axes[1]:
-    ax.set_xlabel("t [s]")
+ideal = results["complementarity"]["ideal"]
+for joint, name in (("spherical", "B"), ("revolute", "A")):
+    fig, axes = plt.subplots(len(slider_crank.CLEARANCES_MM), 4, figsize=(16, 10),
+                             sharex=True, constrained_layout=True)
+    fig.suptitle(f"clearance in the {joint} joint {name}")
+    ideal_force = slider_crank.joint_force(ideal, name)
+    for row, c in enumerate(slider_crank.CLEARANCES_MM):
+        label = f"{joint} c={c:g} mm"
+        axes[row, 0].plot(ideal.t, ideal.position("slider")[:, 0], "k", lw=0.6, label="ideal")
+        axes[row, 1].plot(ideal.t, slider_crank.crank_angle(ideal) / (2 * np.pi), "k", lw=0.6)
+        peaks = {}
+        for model, style in (("complementarity", dict(c="C0", lw=0.9)),
+                             ("penalty", dict(c="C1", lw=0.9, ls="--"))):
+            res = results[model][label]
+            force = slider_crank.joint_force(res, name)
+            axes[row, 0].plot(res.t, res.position("slider")[:, 0], label=model, **style)
+            axes[row, 1].plot(res.t, slider_crank.crank_angle(res) / (2 * np.pi), **style)
+            for col, k in ((2, 0), (3, 2)):
+                axes[row, col].plot(res.t[1:], force[:, k], **style)
+                peaks.setdefault(col, []).append((abs(force[:, k]).max(), model))
+        for col, k in ((2, 0), (3, 2)):
+            ax = axes[row, col]
+            ax.plot(ideal.t[1:], ideal_force[:, k], "k", lw=0.6)
+            span = max(np.ptp(ideal_force[:, k]), 1.0)
+            lo, hi = ideal_force[:, k].min() - span, ideal_force[:, k].max() + span
+            ax.set_ylim(lo, hi)
+            peak, model = max(peaks[col])
+            if peak > max(abs(lo), abs(hi)):
+                ax.text(0.02, 0.9, f"peak {peak:.0f} N ({model})", transform=ax.transAxes,
+                        fontsize=7)
+        axes[row, 0].set_ylabel(f"c = {c:g} mm")
+    for ax, title in zip(axes[0], ("slider x [m]", "crank angle [turns]",
+                                   f"force of {name} along X [N]",
+                                   f"force of {name} along Z [N]")):
+        ax.set_title(title)
+    for ax in axes[-1]:
+        ax.set_xlabel("t [s]")
+    axes[0, 0].legend(fontsize=7)
 
 # %% [markdown]
 # ## Where the energy goes: the ledger of the complementarity clearance runs
@@ -233,6 +280,11 @@ axes[0, 0].legend(fontsize=7);
 # %% [markdown]
 # ## The two clearance models compared
 #
+# The seed (section 3.1, Figs. 8-11): with no clearance the clearance joints behave like the
+# perfect ones (constant slider amplitude); growing clearance delays the slider; at 1 mm in
+# the revolute joint the crank develops no more than two revolutions, then oscillates about
+# its static equilibrium.
+#
 # Crank turns in 5 s (tables above; ideal mechanism 8.89 turns at h = 1e-3 s, 8.68 at 2.5e-4 s).
 # In brackets: the previous default contact step, `contact="end_normal"`, same scenarios
 # (`slider_crank.run_scenarios(contact="end_normal")`).
@@ -269,8 +321,10 @@ axes[0, 0].legend(fontsize=7);
 #   With play the law's hysteresis takes 0.06-0.15 J (`work:` in the ledger below): every
 #   re-closure of the ball in its socket is an impact with e = 0.75. The revolute joint A
 #   stalls within half a turn at every clearance, also with no play (losing only 0.09 J
-#   there): on these bearing data (a 10 mm pin, 20 mm long, 2 strips) the compliant pin
-#   tilts. With play its hysteresis takes 0.53-0.57 J.
+#   there): on the `"soft"` bearing data (a 10 mm pin, 20 mm long, 2 strips) the compliant
+#   pin tilts. With play its hysteresis takes 0.53-0.57 J. On the `"steel"` data (the seed's
+#   cylindrical law) A turns like the perfect joint with no play; see the top of this
+#   section.
 # - h (`python benchmarks/penalty_crank_convergence.py`): K = 5e6 rings at ~1500 rad/s under
 #   the crank's loads (a contact period of ~4 ms). With its impacts resolved in time the ball
 #   joint's crank angle over 2 s is within 0.6 % of h = 6.25e-5's at h = 1e-3 (with every
