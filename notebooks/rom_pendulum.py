@@ -16,10 +16,11 @@
 #
 # **Time scheme.** The runs below take the library's default, Moreau's midpoint step (second
 # order, no numerical dissipation in stiff elements or sustained contact; the default since
-# 2026-11-26). The figures quoted in this notebook's text were measured with the seed's
-# semi-implicit Euler (`scheme="euler"`, the default before): where the text speaks of
-# first-order drift or of numerical damping, it describes that scheme. Re-measuring them with
-# the default is issue 27's work.
+# 2026-11-26). The cost figures (seed Fig. 21) were measured with it; the other figures quoted
+# in this notebook's text were measured with the seed's semi-implicit Euler
+# (`scheme="euler"`, the default before): where the text speaks of first-order drift or of
+# numerical damping, it describes that scheme. Re-measuring them with the default is issue
+# 27's work.
 #
 # Ground + pendulum on an ideal spherical joint; the joint frame on the ground is
 # u_xi = (-1, 0, 0), u_eta = (0, 1, 0), so the cone axis u_zeta = (0, 0, -1) points down and

@@ -16,10 +16,11 @@
 #
 # **Time scheme.** The runs below take the library's default, Moreau's midpoint step (second
 # order, no numerical dissipation in stiff elements or sustained contact; the default since
-# 2026-11-26). The figures quoted in this notebook's text were measured with the seed's
-# semi-implicit Euler (`scheme="euler"`, the default before): where the text speaks of
-# first-order drift or of numerical damping, it describes that scheme. Re-measuring them with
-# the default is issue 27's work.
+# 2026-11-26). The steel bearing's check (in the clearance section) was measured with it; the
+# other figures quoted in this notebook's text were measured with the seed's semi-implicit
+# Euler (`scheme="euler"`, the default before): where the text speaks of first-order drift or
+# of numerical damping, it describes that scheme. Re-measuring them with the default is issue
+# 27's work.
 #
 # CASES.md #5 (seed 001, Tables 1-2; benchmark of Masoudi et al. 2013). Crank AB 0.08 m on
 # revolute **A** (ground, about global X at (0, 0.1, 0.12)), rod BC 0.3 m, spherical **B**,
