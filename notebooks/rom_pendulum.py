@@ -281,10 +281,11 @@ if not QUICK:
 #   Energy is conserved in all five (end error <= 0.032 J).
 # - m_p sweep: larger m_p, stiffer joint: 11.9, 10.2, 9.2, 8.4, 7.9 deg beyond the cone for
 #   126 ... 326 N m; energy conserved in all (end error <= 0.0075 J).
-# - Cost (Fig. 21; the cost cell in full mode, 5 s, `rtol=1e-3`, one run on a shared 2-core
-#   machine): with the cone evaluated at the end of the step, no RoM takes 1600 solves
-#   (0.37 s CPU), the RoM without dissipation 7528 (5536 accepted, 9703 Newton iterations,
-#   31 s) and with j = 3.39 N m s 760 (6.0 s, of which 4.4 s set-up): the seed's order, the
+# - Cost (Fig. 21; the cost cell in full mode, `MPLBACKEND=Agg python
+#   notebooks/rom_pendulum.py`, 5 s, `rtol=1e-3`, one run on a shared 2-core machine): with
+#   the cone evaluated at the end of the step, no RoM takes 1600 solves (0.37 s CPU), the RoM
+#   without dissipation 7528 (5536 accepted, 9703 Newton iterations, 31 s) and with
+#   j = 3.39 N m s 760 (6.0 s, most of it the set-up's 4.4 s): the seed's order, the
 #   elastic cone costliest and the dissipative one cheapest (here even below the free
 #   pendulum, which swings for 5 s while the damped one comes to rest).
 # - j sweep: j = 0.1 exceeds the cone near 315 deg (8.0 deg beyond, restricting moment up to
