@@ -117,8 +117,8 @@ print(f"energy range {np.ptp(res.energy):.3e} J; max |Phi| {res.stats.constraint
 # joint it has two sets of data (`slider_crank.build(bearing=...)`):
 # - `"soft"` (the default, run below): the ball joint's Lankarani-Nikravesh law on 2 strips
 #   and on the axial faces. The crank, loaded at B 80 mm from a bearing whose strips sit
-#   10 mm apart, cocks by up to 18 deg on it and stalls even with no play, so it cannot be
-#   the seed's revolute joint;
+#   10 mm apart, cocks by up to 18 deg on it (CASES.md #5) and swings back before its first
+#   full turn even with no play, so it cannot be the seed's revolute joint;
 # - `"steel"`: the seed's cylindrical law for revolute joints (eq. 44, Pereira et al.) on a
 #   steel pin and bore with 4 strips, the axial faces taking the same law. With no play the
 #   crank turns like the perfect joint, as in the seed: 1.7301 turns in 1 s against the
