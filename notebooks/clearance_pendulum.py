@@ -16,11 +16,12 @@
 #
 # **Time scheme.** The runs below take the library's default, Moreau's midpoint step (second
 # order, no numerical dissipation in stiff elements or sustained contact; the default since
-# 2026-11-26). The 10 s figures of case #4 below were measured with it (the seed's variable-h
-# scheme runs semi-implicit Euler whatever the default); the other figures quoted in this
-# notebook's text were measured with the seed's semi-implicit Euler (`scheme="euler"`, the
-# default before): where the text speaks of first-order drift or of numerical damping, it
-# describes that scheme. Re-measuring them with the default is issue 27's work.
+# 2026-11-26). The 10 s figures of case #4 and the step-bound figures below were measured
+# with it (the seed's variable-h scheme runs semi-implicit Euler whatever the default); the
+# other figures quoted in this notebook's text were measured with the seed's semi-implicit
+# Euler (`scheme="euler"`, the default before): where the text speaks of first-order drift or
+# of numerical damping, it describes that scheme. Re-measuring them with the default is
+# issue 27's work.
 #
 # CASES.md #3/#4 with the *ours* data: pin R = 10 mm, c = c_a = 0.1 mm, bore 20 mm, 1 kg bar
 # with its centre of mass 0.5 m along it and 0.05 m out of plane, released from horizontal,
@@ -35,11 +36,13 @@
 # - the energy ledger splits what the clearance pendulum loses: collisions (`impact:pin`),
 #   sustained contact (`contact:pin`) and the rest of the time discretisation (`residual`).
 #   With the default contact step (`contact="cone"`) the loss by the second turning point is
-#   0.0099-0.0101 J at every h and every step-bound set tried, ~70 % in collisions; most of
-#   the rest is lost in two jams (t = 0.276 s and 1.284 s) where no gap opens, and does not
-#   shrink with h. The previous step (`contact="end_normal"`, impulses along the end-of-step
-#   normal) loses 0.44 J with h_max = 2e-3 and 0.23 J with 1e-3, nearly all of it in
-#   sustained contact: numerical damping;
+#   0.0098-0.0104 J at every h and every step-bound set tried, 66-85 % in collisions (the
+#   default midpoint step; `python benchmarks/energy_vs_step_bounds.py`); most of the rest is
+#   lost in two jams (t = 0.276 s and 1.284 s) where no gap opens, and does not shrink with
+#   h. The previous step (`contact="end_normal"`, impulses along the end-of-step normal)
+#   loses 0.44 J in the seed's scheme with h_max = 2e-3 and 0.23 J with 1e-3 (0.12 J at
+#   fixed h = 1e-3 with the midpoint step), nearly all of it in sustained contact: numerical
+#   damping;
 # - so the seed's Fig. 30 reading, that larger step bounds lose more energy, is a property of
 #   that damped contact step: with the cone step the bounds make no difference;
 # - over 10 s (case #4) the clearance pendulum loses 0.062-0.077 J (ideal joint: 1e-4 J or
