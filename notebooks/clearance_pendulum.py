@@ -16,10 +16,12 @@
 #
 # **Time scheme.** The runs below take the library's default, Moreau's midpoint step (second
 # order, no numerical dissipation in stiff elements or sustained contact; the default since
-# 2026-11-26). The figures quoted in this notebook's text were measured with the seed's
-# semi-implicit Euler (`scheme="euler"`, the default before): where the text speaks of
-# first-order drift or of numerical damping, it describes that scheme. Re-measuring them with
-# the default is issue 27's work.
+# 2026-11-26). The 10 s figures of case #4 and the step-bound figures below were measured
+# with it (the seed's variable-h scheme runs semi-implicit Euler whatever the default); the
+# other figures quoted in this notebook's text were measured with the seed's semi-implicit
+# Euler (`scheme="euler"`, the default before): where the text speaks of first-order drift or
+# of numerical damping, it describes that scheme. Re-measuring them with the default is
+# issue 27's work.
 #
 # CASES.md #3/#4 with the *ours* data: pin R = 10 mm, c = c_a = 0.1 mm, bore 20 mm, 1 kg bar
 # with its centre of mass 0.5 m along it and 0.05 m out of plane, released from horizontal,
@@ -34,17 +36,24 @@
 # - the energy ledger splits what the clearance pendulum loses: collisions (`impact:pin`),
 #   sustained contact (`contact:pin`) and the rest of the time discretisation (`residual`).
 #   With the default contact step (`contact="cone"`) the loss by the second turning point is
-#   0.0099-0.0101 J at every h and every step-bound set tried, ~70 % in collisions; most of
-#   the rest is lost in two jams (t = 0.276 s and 1.284 s) where no gap opens, and does not
-#   shrink with h. The previous step (`contact="end_normal"`, impulses along the end-of-step
-#   normal) loses 0.44 J with h_max = 2e-3 and 0.23 J with 1e-3, nearly all of it in
-#   sustained contact: numerical damping;
+#   0.0098-0.0104 J at every h and every step-bound set tried, 66-85 % in collisions (the
+#   default midpoint step; `python benchmarks/energy_vs_step_bounds.py`); most of the rest is
+#   lost in two jams (t = 0.276 s and 1.284 s) where no gap opens, and does not shrink with
+#   h. The previous step (`contact="end_normal"`, impulses along the end-of-step normal)
+#   loses 0.44 J in the seed's scheme with h_max = 2e-3 and 0.23 J with 1e-3 (0.12 J at
+#   fixed h = 1e-3 with the midpoint step), nearly all of it in sustained contact: numerical
+#   damping;
 # - so the seed's Fig. 30 reading, that larger step bounds lose more energy, is a property of
 #   that damped contact step: with the cone step the bounds make no difference;
-# - over 10 s (case #4) the clearance pendulum loses 0.065-0.076 J (ideal joint: 0.002-0.016
-#   J, its O(h) oscillation), about two thirds in collisions;
-# - the seed's variable-h scheme costs 5-30x the wall time of the adaptive scheme with the
-#   same bounds (an IPOPT solve per step), for the same energy;
+# - over 10 s (case #4) the clearance pendulum loses 0.062-0.077 J (ideal joint: 1e-4 J or
+#   less with the midpoint step, 0.008-0.016 J with the seed's scheme), two thirds to four
+#   fifths of it in collisions (`python benchmarks/clearance_pendulum_10s.py`);
+# - the seed: a bounded step costs less than a fixed one for the clearance joint, and larger
+#   bounds cost less (Fig. 37). Ours (same command, process CPU time of the clearance runs):
+#   fixed 2e-4 / 1e-3 33.6 / 8.9 s, the seed's scheme [2e-4, 1e-3] / [1e-3, 2e-3] 4.9 / 3.0 s,
+#   the adaptive scheme [1e-3, 2e-3] 5.9 s. The seed's scheme sits at h_max nearly all the
+#   time and costs about half the adaptive scheme's time with the same bounds, for an energy
+#   change of -0.077 J against -0.062 J;
 # - a bar released from the bore's centre falls onto the pin: the ledger's impact column is
 #   the plastic-impact closed form m g c J / (J + m r^2) at every h (to 2e-8), and the loss by
 #   the first turning point tends to it as h shrinks (event-driven scipy reference).
@@ -72,6 +81,13 @@ T_LONG = 0.5 if QUICK else 10.0      # case #4
 
 # %% [markdown]
 # ## Case #3: the clearance joint against the ideal revolute, seed's scheme h in [1e-3, 2e-3]
+#
+# The bottom row is the seed's Fig. 25: the joint's force on the bar along global X, Y and Z
+# (for the clearance joint the resultant of its contacts). The seed: the contact forces follow
+# the ideal joint's sinusoidal pattern apart from peaks, with a slight lag while the released
+# bar first falls through the clearance. Ours is printed below the figure: the lag (the first
+# contact), the largest resultant, and the largest single contact force, which the resultant
+# hides where the bore's two ends press on opposite sides of the pin (a couple).
 
 # %%
 ideal = nd.simulate(cp.build(ideal=True), t_end=T_CASE, h=(1e-3, 2e-3), step_control="nlp",
@@ -79,11 +95,11 @@ ideal = nd.simulate(cp.build(ideal=True), t_end=T_CASE, h=(1e-3, 2e-3), step_con
 clear = nd.simulate(cp.build(), t_end=T_CASE, h=(1e-3, 2e-3), step_control="nlp", progress=False)
 print(clear.summary())
 
-fig, axes = plt.subplots(2, 2, figsize=(13, 7), constrained_layout=True)
+fig, axes = plt.subplots(2, 3, figsize=(16, 7), constrained_layout=True)
 for res, label in ((ideal, "ideal"), (clear, "clearance")):
     axes[0, 0].plot(res.t, res.position("bar")[:, 0], label=f"x, {label}")
     axes[0, 0].plot(res.t, res.position("bar")[:, 1], label=f"y, {label}")
-    axes[1, 1].plot(res.t, res.energy, label=label)
+    axes[0, 2].plot(res.t, res.energy, label=label)
 axes[0, 0].set(xlabel="t [s]", ylabel="[m]", title="centre of mass")
 axes[0, 0].legend(fontsize="small")
 bore_z = clear.contact_point("pin")[:, 2:4, 2].mean(axis=1)
@@ -91,15 +107,25 @@ axes[0, 1].plot(clear.t, 1e3 * bore_z)
 axes[0, 1].axhline(0.1, ls=":", c="k")
 axes[0, 1].axhline(-0.1, ls=":", c="k")
 axes[0, 1].set(xlabel="t [s]", ylabel="[mm]", title="bore centre along the pin (axial play dotted)")
-lam = clear.contact_force("pin")
-axes[1, 0].plot(ideal.t[1:], np.linalg.norm(ideal.reaction_force("pin"), axis=1),
-                label="ideal joint reaction", c="k")
-for k, name in enumerate(("radial, end 1", "radial, end 2", "axial, face 1", "axial, face 2")):
-    axes[1, 0].plot(clear.t, lam[:, k], label=name, lw=0.8)
-axes[1, 0].set(xlabel="t [s]", ylabel="[N]", title="contact forces", yscale="symlog")
+axes[0, 2].set(xlabel="t [s]", ylabel="[J]", title="mechanical energy")
+axes[0, 2].legend()
+# Seed 002 Fig. 25: CF-x, CF-y, CF-z, the joint's force on the bar in the global frame (the
+# clearance joint's: the resultant of its contacts), against the ideal joint's reaction.
+for k, ax in enumerate(axes[1]):
+    ax.plot(clear.t[1:], clear.reaction_force("pin")[:, k], lw=0.8, label="clearance")
+    ax.plot(ideal.t[1:], ideal.reaction_force("pin")[:, k], "k--", lw=1, label="ideal")
+    ax.set(xlabel="t [s]", ylabel="[N]", title=f"contact force CF-{'xyz'[k]} (global) on the bar")
 axes[1, 0].legend(fontsize="small")
-axes[1, 1].set(xlabel="t [s]", ylabel="[J]", title="mechanical energy")
-axes[1, 1].legend();
+f_clear = clear.reaction_force("pin")
+f_ideal = np.column_stack([np.interp(clear.t[1:], ideal.t[1:], f)     # on the clearance run's t
+                           for f in ideal.reaction_force("pin").T])
+first = clear.t[1:][np.linalg.norm(f_clear, axis=1) > 0][0]
+print(f"first contact at t = {first:.3f} s (the bar falls through the clearance until then); "
+      f"largest |CF| {np.linalg.norm(f_clear, axis=1).max():.0f} N with clearance, "
+      f"{np.linalg.norm(f_ideal, axis=1).max():.1f} N ideal; median |CF - ideal| over the run "
+      f"{np.median(np.linalg.norm(f_clear - f_ideal, axis=1)):.2f} N; largest single contact "
+      f"force {clear.contact_force('pin').max():.0f} N at t = "
+      f"{clear.t[np.argmax(clear.contact_force('pin').max(axis=1))]:.3f} s")
 
 # %% [markdown]
 # ## Case #4: ideal vs clearance over 10 s (seed 002 Figs. 31-37)
@@ -107,7 +133,8 @@ axes[1, 1].legend();
 # Fixed h = 2e-4 and 1e-3, the seed's variable-h scheme with bounds [2e-4, 1e-3] and
 # [1e-3, 2e-3], and this library's adaptive scheme. "QP solves" counts the fixed-h solves
 # (one per step plus the contact iterations); "IPOPT it" the iterations of the seed's scheme;
-# "wall s" the whole simulate() call; "impact J" / "contact J" the clearance joint's ledger.
+# "CPU s" / "wall s" the whole simulate() call; "impact J" / "contact J" the clearance
+# joint's ledger.
 
 # %%
 runs = cp.COMPARISON_RUNS if not QUICK else cp.COMPARISON_RUNS[1::2]
@@ -122,24 +149,22 @@ for label, pair in results.items():
         axes[0, 0].plot(res.t, res.position("bar")[:, 0], **style)
         axes[0, 1].plot(res.t, res.velocity("bar")[:, 0], **style)
         axes[0, 2].plot(res.t, res.energy, **style)
+        axes[1, 0].plot(res.t[1:], res.reaction_force("pin")[:, 1], **style)
         if joint == "ideal":
-            axes[1, 0].plot(res.t[1:], np.linalg.norm(res.reaction_force("pin"), axis=1), **style)
             axes[1, 1].semilogy(res.t[1:], np.maximum(res.stats.constraint_violation, 1e-18),
                                 **style)
         else:
-            axes[1, 0].plot(res.t, res.contact_force("pin")[:, :2].sum(axis=1), **style)
             axes[1, 1].semilogy(res.t, np.maximum(-res.gap("pin").min(axis=1), 1e-18), **style)
-    axes[1, 2].bar(label, pair["clearance"].info["wall_time"], color="C1")
-    axes[1, 2].bar(label, pair["ideal"].info["wall_time"], color="C0", width=0.4)
+    axes[1, 2].bar(label, pair["clearance"].info["cpu_time"], color="C1")
+    axes[1, 2].bar(label, pair["ideal"].info["cpu_time"], color="C0", width=0.4)
 axes[0, 0].set(xlabel="t [s]", ylabel="x [m]", title="centre of mass x")
 axes[0, 1].set(xlabel="t [s]", ylabel="[m/s]", title="velocity x")
 axes[0, 2].set(xlabel="t [s]", ylabel="[J]", title="mechanical energy")
-axes[1, 0].set(xlabel="t [s]", ylabel="[N]",
-               title="ideal: |reaction|; clearance: radial contact forces")
+axes[1, 0].set(xlabel="t [s]", ylabel="[N]", title="contact force CF-y (global) on the bar")
 axes[1, 1].set(xlabel="t [s]", ylabel="[m]",
                title="ideal: max |Phi|; clearance: penetration")
-axes[1, 2].set(ylabel="wall time [s]",
-               title="simulate() wall time (wide: clearance, narrow: ideal)")
+axes[1, 2].set(ylabel="CPU time [s]",
+               title="simulate() CPU time (wide: clearance, narrow: ideal)")
 axes[1, 2].tick_params(axis="x", labelrotation=30)
 axes[0, 2].legend(fontsize="x-small");
 

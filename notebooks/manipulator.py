@@ -16,10 +16,7 @@
 #
 # **Time scheme.** The runs below take the library's default, Moreau's midpoint step (second
 # order, no numerical dissipation in stiff elements or sustained contact; the default since
-# 2026-11-26). The figures quoted in this notebook's text were measured with the seed's
-# semi-implicit Euler (`scheme="euler"`, the default before): where the text speaks of
-# first-order drift or of numerical damping, it describes that scheme. Re-measuring them with
-# the default is issue 27's work.
+# 2026-11-26); the figures quoted in this notebook's text were measured with it.
 #
 # A 5-DOF open chain (revolute J1 about the vertical, revolutes J2 and J3 about horizontal
 # axes, prismatic J4 along the forearm and J5 sideways) whose tool tip E traces the rectangle
@@ -87,18 +84,19 @@ ax.legend(fontsize=7);
 
 # %% [markdown]
 # ## Joint coordinates (seed Fig. 9)
+#
+# The variants' coordinates differ by milliradians on ranges of a radian, so their curves
+# would lie on top of each other: the top row shows the rigid chain S_r_L_r_J_nf, the bottom
+# row every other variant minus it. The seed: support flexibility and friction influence the
+# motion most; S_r_L_fl_J_nf stays close to S_r_L_r_J_nf.
 
 # %%
 labels = ["phi_1 [rad]", "psi_2 [rad]", "psi_3 [rad]", "x_4 [m]", "x_5 [m]"]
+differences = ["phi_1 [mrad]", "psi_2 [mrad]", "psi_3 [mrad]", "x_4 [mm]", "x_5 [mm]"]
 coords = {name: m.joint_coordinates(res) for name, res in runs.items()}
-fig, axes = plt.subplots(1, 5, figsize=(16, 3.2))
-for name, q in coords.items():
-    for k, ax in enumerate(axes):
-        ax.plot(runs[name].t, q[:, k], label=name)
-for ax, label in zip(axes, labels):
-    ax.set(xlabel="t [s]", title=label)
-axes[0].legend(fontsize=6)
-plt.tight_layout()
+fig, axes = plt.subplots(2, 5, figsize=(17, 5.6), sharex=True, constrained_layout=True)
+m.difference_panels(axes, {name: (runs[name].t, q) for name, q in coords.items()},
+                    m.variant_name(), labels, [f"- rigid: {d}" for d in differences], scale=1e3)
 reference = coords[m.variant_name()]
 for name, q in coords.items():
     print(f"{name:16s} largest difference from S_r_L_r_J_nf: psi_2 "
@@ -109,19 +107,16 @@ for name, q in coords.items():
 # ## Joint forces (seed Figs. 10-11)
 #
 # The reaction on each joint's child, split into its component along the joint axis (axial)
-# and the magnitude perpendicular to it (normal), and their RMS over the run (eq. 34).
+# and the magnitude perpendicular to it (normal), and their RMS over the run (eq. 34). Top:
+# |F| of the rigid chain; bottom: every other variant's |F| minus it. The seed: link
+# flexibility hardly changes the motion but changes the joint forces markedly.
 
 # %%
 forces = {name: m.joint_forces(res) for name, res in runs.items()}
-fig, axes = plt.subplots(1, 5, figsize=(16, 3.2))
-for name, f in forces.items():
-    for ax, joint in zip(axes, m.JOINTS):
-        axial, normal = f[joint]
-        ax.plot(runs[name].t[1:], np.hypot(axial, normal), label=name)
-for ax, joint in zip(axes, m.JOINTS):
-    ax.set(xlabel="t [s]", title=f"|F| {joint} [N]")
-axes[0].legend(fontsize=6)
-plt.tight_layout()
+magnitudes = {name: (runs[name].t[1:], m.force_magnitudes(f)) for name, f in forces.items()}
+fig, axes = plt.subplots(2, 5, figsize=(17, 5.6), sharex=True, constrained_layout=True)
+m.difference_panels(axes, magnitudes, m.variant_name(), [f"|F| {j} [N]" for j in m.JOINTS],
+                    [f"- rigid: |F| {j} [N]" for j in m.JOINTS])
 
 rms = {name: m.joint_force_rms(runs[name], f) for name, f in forces.items()}
 fig, axes = plt.subplots(1, 2, figsize=(12, 3.5))
@@ -149,37 +144,47 @@ for soft, res in soft_runs.items():
     print(f"E / {soft:5d}: largest deflection {1e3 * m.link_deflection(res).max():7.3f} mm "
           f"({100 * m.link_deflection(res).max() / m.L2:.2f} % of the link), RMS normal "
           + "  ".join(f"{j} {values[j][1]:6.2f}" for j in m.JOINTS)
-          + f"; largest ratio to the rigid link (J2-J5) {ratio:.1f}")
+          + f"; largest ratio to the rigid link (J2-J5) {ratio:.1f} (seed: up to 8x)")
+soft = {"S_r_L_r_J_nf": magnitudes[m.variant_name()]}
+soft.update({f"L_fl, E / {k}": (res.t[1:], m.force_magnitudes(m.joint_forces(res)))
+             for k, res in soft_runs.items()})
+fig, axes = plt.subplots(2, 5, figsize=(17, 5.6), sharex=True, constrained_layout=True)
+m.difference_panels(axes, soft, "S_r_L_r_J_nf", [f"|F| {j} [N], rigid link" for j in m.JOINTS],
+                    [f"- rigid: |F| {j} [N]" for j in m.JOINTS])
 
 # %% [markdown]
 # ## What our data reproduce
 #
 # Measured by the full run of this notebook (`MPLBACKEND=Agg python notebooks/manipulator.py`,
-# h = 1e-3 s, 4 s; ~5 min on a shared 2-core machine, the friction variants ~10x the cost of
-# the others per step):
+# the default midpoint step, h = 1e-3 s, 4 s; 1.6 min on a shared 2-core machine, a friction
+# variant 1.6-11x the cost of its frictionless twin):
 #
-# - **The path is followed**: the largest path error and constraint violation is 1.15e-6 m
-#   in every variant, friction included (the seed: below 5e-7 m after its start-up
-#   transient).
+# - **The path is followed**: the largest path error is 5.0e-10 m in every variant, friction
+#   included (the seed: below 5e-7 m after its start-up transient).
 # - **Support flexibility moves the joints more than link flexibility**, as in the seed's
-#   Fig. 9: against the rigid chain, the flexible base changes psi_2 by up to 1.4 mrad, the
-#   flexible steel link by 0.26 mrad (S_r_L_fl_J_nf stays close to S_r_L_r_J_nf).
+#   Fig. 9: against the rigid chain, the flexible base changes psi_2 by up to 1.5 mrad, the
+#   flexible steel link by 0.30 mrad (S_r_L_fl_J_nf stays close to S_r_L_r_J_nf).
 # - **Link flexibility raising the joint-force RMS several-fold is not reproduced with our
-#   steel link**: its RMS normal forces change by at most 5 % (J1: 0.94 -> 0.99 N); it
+#   steel link**: its RMS normal forces change by at most 4 % (J1: 0.94 -> 0.98 N); it
 #   deflects by 0.01 mm. **It is reproduced once the link deforms as much as the seed's**
 #   (about 10 % of its length): with E and G divided by 1000 the link deflects by up to
-#   64 mm (10.7 % of its length) and the RMS normal forces rise 7.3x at J2 (5.73 -> 41.7 N),
-#   3.7x at J3 and from 0.94 to 32.9 N at J1, while E follows the same path. The seed's "up
-#   to 8 times" thus needs a link as soft as its own. (Over 2 s, h = 2.5e-4 gives J2 an RMS
-#   of 57.6 N against 48.4 N at 1e-3: the step's numerical damping of the link's vibration
-#   makes these ratios lower bounds.)
+#   67 mm (11.2 % of its length) and the RMS normal forces rise 9.0x at J2 (5.73 -> 51.6 N),
+#   5.1x at J3 and from 0.94 to 43.4 N at J1, while E follows the same path: the seed's "up
+#   to 8 times" needs a link as soft as its own. h-convergence, the first 2 s with E / 1000
+#   (`python -c "from problems import manipulator as m; [print(h, m.joint_force_rms(
+#   m.nd.simulate(m.build(flexible_link=True, link_softening=1000), 2.0, h))['J2'][1]) for h
+#   in (1e-3, 5e-4, 2.5e-4)]"`): J2's RMS normal force 62.59 / 62.67 / 62.69 N at
+#   h = 1e-3 / 5e-4 / 2.5e-4, the largest deflection 67.39 / 67.40 / 67.40 mm: the ratios
+#   hold to 0.2 % at h = 1e-3. (The seed's semi-implicit Euler, the default before, damped
+#   the link's vibration: 48.4 N at 1e-3 against 57.6 N at 2.5e-4.)
 # - With the programmed constraint realised at E, the ideal joints carry no moment about their
 #   axes; J1's axial force is the weight of the chain minus the vertical force at E (tested
 #   against the statics by hand in `tests/test_manipulator.py`).
 # - **Friction loads the joints but cannot change the rigid chain's motion**, which the five
 #   programmed equations fix: S_r_L_r_J_f has the joint coordinates of S_r_L_r_J_nf, while
-#   the RMS normal force of J1 rises from 0.94 to 4.65 N, J3's from 5.50 to 6.80 N, and J2
+#   the RMS normal force of J1 rises from 0.94 to 4.66 N, J3's from 5.50 to 6.80 N, and J2
 #   and J3 take 3.9 N of axial force (none without friction). Where the motion is not fixed
-#   (the flexible link), friction changes phi_1 by 0.22 mrad against 0.07 mrad without it.
+#   (the flexible link), phi_1 differs from the rigid chain's by 0.23 mrad with friction
+#   against 0.10 mrad without it.
 #   The seed's finding that friction (with the support's flexibility) influences the motion
 #   most holds here only where the programmed constraints leave the motion free.

@@ -16,10 +16,11 @@
 #
 # **Time scheme.** The runs below take the library's default, Moreau's midpoint step (second
 # order, no numerical dissipation in stiff elements or sustained contact; the default since
-# 2026-11-26). The figures quoted in this notebook's text were measured with the seed's
-# semi-implicit Euler (`scheme="euler"`, the default before): where the text speaks of
-# first-order drift or of numerical damping, it describes that scheme. Re-measuring them with
-# the default is issue 27's work.
+# 2026-11-26). The cost figures (seed Fig. 21) were measured with it; the other figures quoted
+# in this notebook's text were measured with the seed's semi-implicit Euler
+# (`scheme="euler"`, the default before): where the text speaks of first-order drift or of
+# numerical damping, it describes that scheme. Re-measuring them with the default is issue
+# 27's work.
 #
 # Ground + pendulum on an ideal spherical joint; the joint frame on the ground is
 # u_xi = (-1, 0, 0), u_eta = (0, 1, 0), so the cone axis u_zeta = (0, 0, -1) points down and
@@ -46,6 +47,7 @@
 # %%
 import os
 import tempfile
+import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -133,6 +135,49 @@ axes[1].set(xlabel="t [s]", ylabel="[N m]", title="|dissipative moment|")
 axes[2].set(xlabel="t [s]", ylabel="[J]", title="mechanical energy")
 axes[0].legend(fontsize=8)
 axes[2].legend(fontsize=7);
+
+# %% [markdown]
+# ## Cost per variant (seed Fig. 21)
+#
+# The seed counts function evaluations of its variable-step integrator: the RoM without
+# dissipation is the costliest (the restricting moment stiffens the problem), and with
+# dissipation the cheapest. Our counterpart: the three runs with the step chosen by the error
+# estimate (`rtol=1e-3`, h in [1e-6, 1e-2]), counting solves (accepted + rejected steps),
+# the step's Newton iterations (each evaluates the cone's functions once) and the process CPU
+# time of the whole `simulate()` (set-up included). The cone evaluated at the end of the step
+# (`evaluation="implicit"`) and, in full mode, at its start (`"explicit"`, as above).
+
+# %%
+cost = {}
+for evaluation in ("implicit",) if QUICK else ("explicit", "implicit"):
+    for label, parameters in rp.RUNS.items():
+        tic = time.process_time()
+        res = nd.simulate(rp.build(rom=parameters is not None, evaluation=evaluation,
+                                   **(parameters or {})),
+                          t_end=T_END, h=(1e-6, 1e-2), rtol=1e-3, progress=False)
+        cost[evaluation, label] = {
+            "accepted": res.stats.n_steps, "rejected": int(res.stats.retries.sum()),
+            "iterations": int(np.maximum(res.stats.iterations, 0).sum()),
+            "CPU s": time.process_time() - tic}
+evaluations = sorted({e for e, _ in cost}, reverse=True)
+fig, axes = plt.subplots(1, 3, figsize=(15, 3.6), constrained_layout=True)
+width = 0.8 / len(evaluations)
+for i, evaluation in enumerate(evaluations):
+    x = np.arange(len(rp.RUNS)) + i * width
+    rows = [cost[evaluation, label] for label in rp.RUNS]
+    axes[0].bar(x, [r["accepted"] + r["rejected"] for r in rows], width, label=evaluation)
+    axes[1].bar(x, [r["iterations"] for r in rows], width, label=evaluation)
+    axes[2].bar(x, [r["CPU s"] for r in rows], width, label=evaluation)
+for ax, title in zip(axes, ("solves (accepted + rejected steps)", "Newton iterations",
+                            "CPU time of simulate() [s]")):
+    ax.set_xticks(np.arange(len(rp.RUNS)) + 0.4 - width / 2, list(rp.RUNS))
+    ax.set(title=f"{title}, {T_END:g} s")
+axes[0].legend(title="cone evaluation", fontsize=8)
+for (evaluation, label), c in cost.items():
+    print(f"{evaluation:8s} {label:14s} {c['accepted']:6d} accepted + {c['rejected']:5d} "
+          f"rejected steps, {c['iterations']:6d} Newton iterations, CPU {c['CPU s']:.2f} s")
+print(f"explicit stability bound on the bar's spin, 2 J_axial / j = "
+      f"{2 * rp.AXIAL / rp.REFERENCE['damping']:.1e} s")
 
 # %% [markdown]
 # ## The moment law against kappa (seed Figs. 13, 22, 24)
@@ -236,11 +281,24 @@ if not QUICK:
 #   Energy is conserved in all five (end error <= 0.032 J).
 # - m_p sweep: larger m_p, stiffer joint: 11.9, 10.2, 9.2, 8.4, 7.9 deg beyond the cone for
 #   126 ... 326 N m; energy conserved in all (end error <= 0.0075 J).
+# - Cost (Fig. 21; the cost cell in full mode, `MPLBACKEND=Agg python
+#   notebooks/rom_pendulum.py`, 5 s, `rtol=1e-3`, one run on a shared 2-core machine): with
+#   the cone evaluated at the end of the step, no RoM takes 1600 solves (0.37 s CPU), the RoM
+#   without dissipation 7528 (5536 accepted, 9703 Newton iterations, 31 s) and with
+#   j = 3.39 N m s 760 (6.0 s, most of it the set-up's 4.4 s): the seed's order, the
+#   elastic cone costliest and the dissipative one cheapest (here even below the free
+#   pendulum, which swings for 5 s while the damped one comes to rest).
 # - j sweep: j = 0.1 exceeds the cone near 315 deg (8.0 deg beyond, restricting moment up to
 #   167 N m at t = 0.435 s; the seed: a discontinuity at ~0.40 s); j = 3.39, 5 and 10 stay
 #   inside; more damping, fewer oscillations and a slower approach to rest.
 #
 # Does not match (or cannot be checked):
+# - Cost with the cone evaluated at the start of the step (`"explicit"`, same command): no RoM
+#   1600 solves (0.38 s), j = 0 4578 (3.3 s), j = 3.39 18754 (9502 accepted, 23 s): the
+#   dissipative run is the costliest. Its mean step, 5.3e-4 s, sits at the explicit stability
+#   bound of the dissipative moment on the bar's spin about its own axis, 2 J_axial / j =
+#   1.0e-3 s (see the top of this notebook): a cost of the explicit evaluation, not of the
+#   RoM.
 # - j = 1 N m s also exceeds the cone here (2.9 deg beyond, moment up to 32 N m, t = 0.54 s);
 #   in the seed only j = 0.1 does. With the seed's own (unknown) mass, inertia and start the
 #   margin differs; ours starts horizontal with 18.8 J to spend.

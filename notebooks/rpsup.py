@@ -16,10 +16,7 @@
 #
 # **Time scheme.** The runs below take the library's default, Moreau's midpoint step (second
 # order, no numerical dissipation in stiff elements or sustained contact; the default since
-# 2026-11-26). The figures quoted in this notebook's text were measured with the seed's
-# semi-implicit Euler (`scheme="euler"`, the default before): where the text speaks of
-# first-order drift or of numerical damping, it describes that scheme. Re-measuring them with
-# the default is issue 27's work.
+# 2026-11-26); the figures quoted in this notebook's text were measured with it.
 #
 # A closed loop: revolute R (an arm turning in a vertical plane y(P) z(P) turned 45 deg about
 # Z, eq. 35, with the seed's origin r_org = (0.0384, 0.2335, 0) m), prismatic P (a rod sliding
@@ -41,7 +38,7 @@ import numpy as np
 
 import nlpdyn as nd
 from problems import rpsup as r
-from problems.manipulator import rms_bars
+from problems.manipulator import difference_panels, force_magnitudes, rms_bars
 
 QUICK = os.environ.get("NLPDYN_QUICK") == "1"
 T_END, H = (0.5, 2e-3) if QUICK else (r.T_END, 1e-3)
@@ -82,21 +79,23 @@ plt.tight_layout()
 # ## Constraint violation (seed Fig. 17) and joint coordinates (Fig. 18)
 #
 # The largest |Phi| over the joints (the loop closure included) and the programmed
-# constraint, per step; joint coordinates psi (R), x (the rod's extension), z (the slider's
-# height above the base).
+# constraint, per step. Joint coordinates psi (R), x (the rod's extension), z (the slider's
+# height above the base): the variants differ by milliradians and fractions of a millimetre,
+# so the top row shows S_r_L_r_J_nf and the bottom row every other variant minus it. The
+# seed: the rigid-support cases lie close together, the flexible support changes the joint
+# coordinates most, then friction, and the coupler's flexibility least.
 
 # %%
-fig, axes = plt.subplots(1, 4, figsize=(17, 3.4))
+fig, ax = plt.subplots(figsize=(7, 3.4))
 for name, res in runs.items():
-    axes[0].semilogy(res.t[1:], np.maximum(r.constraint_violation(res), 1e-16), label=name)
+    ax.semilogy(res.t[1:], np.maximum(r.constraint_violation(res), 1e-16), label=name)
+ax.set(xlabel="t [s]", title="|Phi| [m]")
+ax.legend(fontsize=6)
 coords = {name: r.joint_coordinates(res) for name, res in runs.items()}
-for name, q in coords.items():
-    for k in range(3):
-        axes[k + 1].plot(runs[name].t, q[:, k], label=name)
-for ax, title in zip(axes, ("|Phi| [m]", "psi [rad]", "x [m]", "z_slider [m]")):
-    ax.set(xlabel="t [s]", title=title)
-axes[0].legend(fontsize=6)
-plt.tight_layout()
+fig, axes = plt.subplots(2, 3, figsize=(15, 5.6), sharex=True, constrained_layout=True)
+difference_panels(axes, {name: (runs[name].t, q) for name, q in coords.items()},
+                  r.variant_name(), ["psi [rad]", "x [m]", "z_slider [m]"],
+                  ["- rigid: psi [mrad]", "- rigid: x [mm]", "- rigid: z_slider [mm]"], scale=1e3)
 reference = coords[r.variant_name()]
 for name, q in coords.items():
     print(f"{name:16s} largest difference from S_r_L_r_J_nf: psi "
@@ -132,36 +131,47 @@ for name, values in rms.items():
 
 # %%
 base_rms = rms[r.variant_name()]
-for soft in (1, 100, 1000):
-    res = nd.simulate(r.build(flexible_link=True, link_softening=soft), t_end=T_END, h=H,
+
+rigid = runs[r.variant_name()]
+soft = {"S_r_L_r_J_nf": (rigid.t[1:], force_magnitudes(r.joint_forces(rigid)))}
+for softening in (1, 100, 1000):
+    res = nd.simulate(r.build(flexible_link=True, link_softening=softening), t_end=T_END, h=H,
                       progress=False)
     values = r.joint_force_rms(res)
-    print(f"E / {soft:5d}: largest deflection {1e3 * r.coupler_deflection(res).max():7.3f} mm; "
-          "RMS normal " + "  ".join(f"{j} {values[j][1]:5.2f} ({values[j][1] / base_rms[j][1]:.2f}x)"
-                                     for j in r.JOINTS))
+    soft[f"L_fl, E / {softening}"] = (res.t[1:], force_magnitudes(r.joint_forces(res)))
+    print(f"E / {softening:5d}: largest deflection {1e3 * r.coupler_deflection(res).max():7.3f} mm "
+          "(seed: ~40 mm); RMS normal "
+          + "  ".join(f"{j} {values[j][1]:5.2f} ({values[j][1] / base_rms[j][1]:.2f}x)"
+                      for j in r.JOINTS))
+fig, axes = plt.subplots(2, 5, figsize=(17, 5.6), sharex=True, constrained_layout=True)
+difference_panels(axes, soft, "S_r_L_r_J_nf", [f"|F| {j} [N], rigid coupler" for j in r.JOINTS],
+                  [f"- rigid: |F| {j} [N]" for j in r.JOINTS])
 
 # %% [markdown]
 # ## What our data reproduce
 #
 # Measured by the full run of this notebook (`MPLBACKEND=Agg python notebooks/rpsup.py`,
-# h = 1e-3 s, 4 s; ~4 min on a shared 2-core machine, most of it in the friction variants):
+# the default midpoint step, h = 1e-3 s, 4 s; 1.5 min on a shared 2-core machine, most of it
+# in the friction variants):
 #
-# - **The programmed coordinates are followed** to 4.4e-7 m in every variant, and so is the
-#   loop closure (the largest |Phi| of all joints is the same 4.4e-7 m): the seed's large
-#   cut-joint violation (4.39 cm in S_r_L_r_J_nf) is its Baumgarte-stabilised formulation's,
-#   and does not appear here.
+# - **The programmed coordinates are followed** to 3.2e-10 m in every variant, and so is the
+#   loop closure (the largest |Phi| of all joints, `r.constraint_violation`, is 3.7e-10 m in
+#   the frictionless variants): the seed's large cut-joint violation (4.39 cm in
+#   S_r_L_r_J_nf) is its Baumgarte-stabilised formulation's, and does not appear here.
 # - **The flexible support displaces E from the plane and changes the joint coordinates;
 #   the cases with a rigid support are close to each other**, as in the seed's Fig. 18: on
-#   the rigid base the flexible coupler leaves every joint coordinate unchanged (to 1e-6 mrad
-#   and 1e-7 mm: E's two coordinates fix psi and x, and the coupler's sag of 5 um hardly
-#   changes its length), while the flexible base changes psi by up to 3.8 mrad and the
-#   slider's height by 0.83 mm, and moves E out of the plane by 0.025 mm.
+#   the rigid base the flexible coupler leaves every joint coordinate unchanged (to the
+#   printed 0.001 mrad and 1e-4 mm: E's two coordinates fix psi and x, and the coupler's sag
+#   of 6 um hardly changes its length), while the flexible base changes psi by up to 4.1 mrad
+#   and the slider's height by 0.89 mm, and moves E out of the plane by 0.025 mm.
 # - **Coupler flexibility raising the joint forces is not reproduced**: the coupler, loaded
 #   mostly along its axis between a ball and a universal joint, sags under its own weight and
 #   carries less of it across S and U (RMS normal at S 0.32 -> 0.17 N with E / 1000, where it
-#   deflects by 4 mm); the axial forces do not change. The seed's finding concerns its own
-#   coupler, whose data did not survive.
+#   deflects by 4 mm, a tenth of the seed's ~4 cm); the axial forces do not change. The
+#   seed's finding concerns its own coupler, whose data did not survive.
 # - **Friction's influence on the motion is not reproduced**: on the rigid base the loop's
 #   motion is fixed by the programmed coordinates, and on the flexible base friction changes
-#   psi by 0.02 mrad of the support's 3.8 mrad. It raises the RMS forces by at most 2 %
-#   (R's normal force 2.86 -> 2.91 N).
+#   psi by up to 0.10 mrad of the support's 4.1 mrad and the slider's height by 0.02 mm
+#   (`r.joint_coordinates` of `r.run(True, False, True)` against `r.run(True, False, False)`;
+#   the seed: friction has a noticeable impact). It raises the RMS forces by at most 2 % (R's
+#   normal force 2.86 -> 2.91 N).

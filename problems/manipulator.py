@@ -332,6 +332,11 @@ def joint_forces(res, axes=None):
     return out
 
 
+def force_magnitudes(forces):
+    """|F| of every joint from {joint: (axial, normal)} (``joint_forces``): (n - 1, joints)."""
+    return np.column_stack([np.hypot(axial, normal) for axial, normal in forces.values()])
+
+
 def rms(values, t):
     """Eq. 34: sqrt(1/t_k int F^2 dt) of per-step values aligned with t[1:] (each held over
     its step)."""
@@ -381,6 +386,31 @@ def rms_bars(axes, rms_by_variant, joints):
     for ax, title in zip(axes, ("RMS axial [N]", "RMS normal [N]")):
         ax.set_xticks(np.arange(len(joints)) + 0.4 - width / 2, joints)
         ax.set(title=title)
+
+
+def difference_panels(axes, series, reference, titles, difference_titles, scale=1.0):
+    """Small multiples for variants that lie on top of each other (seed 003 Figs. 9, 10, 18):
+    per quantity k, the ``reference`` run's time course on ``axes[0, k]`` and every other
+    variant minus it on ``axes[1, k]`` (times ``scale``, a number or one per quantity).
+
+    ``series`` is {variant: (t, values (n, k))} in the order of the notebook's other plots
+    (the colours follow it); runs that stopped early are compared over their common times.
+    """
+    t_ref, ref = series[reference]
+    scales = np.broadcast_to(np.asarray(scale, dtype=float), (len(titles),))
+    for k, (title, difference) in enumerate(zip(titles, difference_titles)):
+        for i, (name, (t, values)) in enumerate(series.items()):
+            if name == reference:
+                axes[0, k].plot(t, values[:, k], color=f"C{i}", label=name)
+                continue
+            n = min(len(t), len(t_ref))
+            axes[1, k].plot(t[:n], scales[k] * (values[:n, k] - ref[:n, k]), color=f"C{i}",
+                            lw=0.9, label=name)
+        axes[0, k].set(title=title)
+        axes[0, k].ticklabel_format(axis="y", useOffset=False)
+        axes[1, k].set(xlabel="t [s]", title=difference)
+    axes[0, 0].legend(fontsize=6)
+    axes[1, 0].legend(fontsize=6)
 
 
 def constraint_violation(res):
