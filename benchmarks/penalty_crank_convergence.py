@@ -23,7 +23,7 @@ iterations after slow re-closures for a diverging force, the 1 mm runs reach 5 s
 0.508 / 0.490 turns at h = 1e-3 / 5e-4 / 2.5e-4 (2026-11-27, one run each, 1.5-1.6e5 steps).
 
     python benchmarks/penalty_crank_convergence.py [--quick] [--only B|A] [--bearing soft|steel]
-        [--h H [H ...]] [--jobs N]
+        [--h H [H ...]] [--law-scale S] [--jobs N]
 """
 from __future__ import annotations
 
@@ -46,11 +46,13 @@ RUNS = [(1e-3, "resolved"), (1e-3, "at h"), (2.5e-4, "resolved"), (1.25e-4, "res
         (1e-3, "rtol 1e-2"), (6.25e-5, "resolved")]
 
 
-def measure(joint, clearance, h, mode, bearing="soft"):
+def measure(joint, clearance, h, mode, bearing="soft", law_scale=None):
     import nlpdyn as nd
     from problems import slider_crank as sc
     key = "spherical_clearance" if joint == "B" else "revolute_clearance"
-    system = sc.build(model="penalty", bearing=bearing, **{key: clearance})
+    law = None if law_scale is None else nd.LankaraniNikravesh(
+        sc.PENALTY["stiffness"] * law_scale, sc.PENALTY["exponent"], sc.PENALTY["restitution"])
+    system = sc.build(model="penalty", bearing=bearing, law=law, **{key: clearance})
     tic = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -62,6 +64,7 @@ def measure(joint, clearance, h, mode, bearing="soft"):
                               **({} if mode == "resolved" else {"contact_resolution": None}))
     angle = sc.crank_angle(res)
     return {"ok": bool(res.success), "turns": sc.turns(res),
+            "most": float((angle.max() - angle[0]) / (2 * np.pi)),
             "angle": [float(np.interp(t, res.t, angle)) for t in (1.0, 2.0, 3.0)],
             "steps": len(res.t) - 1, "cpu": time.process_time() - tic}
 
@@ -80,6 +83,9 @@ def main():
                         help="these fixed h (impacts resolved) instead, the last the reference")
     parser.add_argument("--bearing", default="soft", choices=("soft", "steel"),
                         help="revolute joint A's bearing (problems/slider_crank.py BEARINGS)")
+    parser.add_argument("--law-scale", type=float,
+                        help="every contact's law: Lankarani-Nikravesh with PENALTY's stiffness "
+                             "times this")
     parser.add_argument("--jobs", type=int, default=2, help="runs at a time")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -90,22 +96,22 @@ def main():
     if args.h:
         runs = [(h, "resolved") for h in args.h]
     print(f"{'joint':>5} {'play':>6} {'h':>15} {'steps':>6} {'angle 1 s':>10} {'angle 2 s':>10} "
-          f"{'angle 3 s':>10} {'turns 5 s':>10} {'vs ref 2 s':>10} {'vs ref 3 s':>10} {'vs ref 5 s':>10} "
+          f"{'angle 3 s':>10} {'turns 5 s':>10} {'most turns':>10} {'vs ref 2 s':>10} {'vs ref 3 s':>10} {'vs ref 5 s':>10} "
           f"{'CPU s':>7}")
     for joint, c in CASES:
         if args.only and joint != args.only:
             continue
         case_runs = [(h, mode) for h, mode in runs if c or not mode.startswith("rtol")]
-        jobs = [(joint, c, h, mode, args.bearing) for h, mode in case_runs]
+        jobs = [(joint, c, h, mode, args.bearing, args.law_scale) for h, mode in case_runs]
         with ThreadPoolExecutor(args.jobs) as pool:
             results = dict(zip(jobs, pool.map(_run, jobs)))
-        ref = results[(joint, c, *runs[-1], args.bearing)]
+        ref = results[(joint, c, *runs[-1], args.bearing, args.law_scale)]
         for h, mode in case_runs:
-            r = results[(joint, c, h, mode, args.bearing)]
+            r = results[(joint, c, h, mode, args.bearing, args.law_scale)]
             label = mode if mode.startswith("rtol") else f"{h:.3g}" + (
                 "" if mode == "resolved" else " at h")
             print(f"{joint:>5} {c * 1e3:4.0f}mm {label:>15} {r['steps']:6d} {r['angle'][0]:10.3f} "
-                  f"{r['angle'][1]:10.3f} {r['angle'][2]:10.3f} {r['turns']:10.2f} "
+                  f"{r['angle'][1]:10.3f} {r['angle'][2]:10.3f} {r['turns']:10.2f} {r['most']:10.2f} "
                   f"{(r['angle'][1] - ref['angle'][1]) / ref['angle'][1]:+10.2%} "
                   f"{(r['angle'][2] - ref['angle'][2]) / ref['angle'][2]:+10.2%} "
                   f"{(r['turns'] - ref['turns']) / ref['turns']:+10.2%} {r['cpu']:7.1f}"

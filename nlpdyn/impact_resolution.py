@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-# a sustained contact is stepped at up to this many times ``contact_resolution``'s omega h
+# the default ratio of ``sustained_resolution`` to ``contact_resolution`` before it was a
+# setting, kept for code that imports it
 SUSTAINED = 4.0
 
 
@@ -32,8 +33,9 @@ class _ImpactResolution:
         if none; ``true_omega_h`` the element's own omega h.
         In an impact: closed, and for less than one period 2 pi / omega since it closed. A
         contact closed longer is sustained: the energy-consistent step carries its slow
-        loads at any h, and its omega h counts for 1 / ``SUSTAINED`` (its stiff vibration is
-        not resolved, only kept within reach of the step's Newton iterations)."""
+        loads at any h, and its omega h counts for ``contact_resolution`` /
+        ``sustained_resolution`` of it (0 with ``sustained_resolution`` None): its stiff
+        vibration is stepped at up to ``sustained_resolution``."""
         implicit = self.program.implicit
         stiffness = implicit.contact_stiffness
         if not stiffness.any():
@@ -42,10 +44,10 @@ class _ImpactResolution:
         since = self.t - self._closed_since
         impact = ~(since * stored_omega_h >= 2 * np.pi * h)        # NaN: closes now
         # an impact loads along its laws' loading branch (``ContactLaw.loading_stiffness_
-        # ratio``); a sustained contact counts for 1 / SUSTAINED of its stored energy's
+        # ratio``); a sustained contact is measured against sustained_resolution
         true_omega_h = np.where(impact, stored_omega_h * implicit.loading_omega_ratio,
                                 stored_omega_h)
-        omega_h = np.where(impact, true_omega_h, true_omega_h / SUSTAINED)
+        omega_h = np.where(impact, true_omega_h, true_omega_h * self._sustained_scale)
         i = int(np.argmax(omega_h))
         return float(omega_h[i]), i, float(true_omega_h[i])
 

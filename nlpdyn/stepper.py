@@ -177,6 +177,9 @@ class Stepper(_StepperState, _StepControl, _ImpactResolution, _StepSolves, _Midp
                                  and bool(self.program.implicit.contacts)
                                  and self.solver in ("direct", "qp")
                                  and control not in ("nlp", "error"))
+        sustained, limit = settings.sustained_resolution, settings.contact_resolution
+        self._sustained_scale = (0.0 if sustained is None or limit is None
+                                 else limit / sustained)
 
     def _warn_linearisation(self, clearances):
         """Linearised gaps alone (no gap iterations, no projection) penetrate by about

@@ -241,11 +241,22 @@ class StepperSettings:
     bodies held by joints), in an impact that of its laws' loading branch where it is stiffer
     (``ContactLaw.loading_stiffness_ratio``: the modified Kelvin-Voigt law loads along K delta
     and stores c_e K delta^2 / 2). A contact closed longer is sustained: its slow loads are
-    carried at any h, and it is stepped at up to 4 ``contact_resolution`` (its stiff vibration
-    not resolved, only kept within reach of the step's Newton iterations). None: every step at
+    carried at any h, and it is stepped at up to ``sustained_resolution``. None: every step at
     h; an unresolved impact's outcome (its loss, its duration) then depends on h, and a run with
     omega h above 1 says so. With ``rtol`` the error estimate chooses h through impacts
     instead."""
+    sustained_resolution: float | None = 0.5
+    """Largest omega h of a sustained contact (closed for longer than its first period, see
+    ``contact_resolution``), down to h / ``contact_substeps`` as there. The energy-consistent
+    step keeps its energy at any h, but steps its stiff vibration at the frequency
+    2 atan(omega h / 2) / h: 2 % low at omega h = 0.5 (a step of up to 1.5 times the limit is
+    kept: 0.75, 4 % low), 14 % at 1.5. A joint that rattles (a ball in a socket with play,
+    re-closing before its vibration has died out) opens at the vibration's phase, so its bounce
+    sequence, its loss and the mechanism's motion follow that frequency: seed 001's slider-crank
+    with 1 mm of play in its ball joint stalls a turn early at 1.5 (docs/guide/force_elements.md,
+    "Sustained contact"). None: taken at h (Newton's iterations may then fail on a stiff one);
+    larger values make long sustained contacts cheaper and rattling less accurate. Used only
+    with ``contact_resolution``."""
     contact_substeps: int = 64
     """The most steps ``contact_resolution`` makes of one step of the fixed h (of h_max)."""
     jit: bool | str | None = None
@@ -299,6 +310,10 @@ class StepperSettings:
                                                         and self.contact_resolution > 0):
             problems.append(f"contact_resolution must be None or > 0 (omega h, a finite "
                             f"number), got {self.contact_resolution!r}")
+        if self.sustained_resolution is not None and not (
+                is_number(self.sustained_resolution) and self.sustained_resolution > 0):
+            problems.append(f"sustained_resolution must be None or > 0 (omega h, a finite "
+                            f"number), got {self.sustained_resolution!r}")
         if self.max_penetration is not None and not (is_number(self.max_penetration)
                                                      and self.max_penetration > 0):
             problems.append(f"max_penetration must be None or > 0 (m, a finite number), got "
