@@ -51,10 +51,21 @@ ARM = f"""<robot name="arm">{MUJOCO}
     <limit lower="-2" upper="2" effort="10" velocity="10"/></joint>
 </robot>"""
 
+# The double pendulum hung from a free base link (inertial frame offset and turned, products of
+# inertia), loaded with base="floating": the root at rest, the joints turning
+FLOATING = PENDULUM.replace('<link name="base"/>', """<link name="base"><inertial>
+    <origin xyz="0.03 -0.02 0.05" rpy="0.2 0.1 -0.3"/><mass value="2"/>
+    <inertia ixx="0.012" ixy="0.001" ixz="0" iyy="0.015" iyz="0.0005" izz="0.02"/>
+    </inertial></link>""")
+
+# name -> (file, joint configuration, joint rates, base)
 CASES = {
-    "pendulum": (PENDULUM, {"shoulder": 0.5, "elbow": -0.3}, {"shoulder": 1.0, "elbow": 2.0}),
+    "pendulum": (PENDULUM, {"shoulder": 0.5, "elbow": -0.3}, {"shoulder": 1.0, "elbow": 2.0},
+                 "fixed"),
     "arm": (ARM, {"shoulder": 0.4, "elbow": -0.7, "slide": 0.05},
-            {"shoulder": 1.0, "elbow": -2.0, "slide": 0.3}),
+            {"shoulder": 1.0, "elbow": -2.0, "slide": 0.3}, "fixed"),
+    "floating": (FLOATING, {"shoulder": 0.5, "elbow": -0.3}, {"shoulder": 0.5, "elbow": -1.0},
+                 "floating"),
 }
 
 
@@ -98,9 +109,7 @@ def test_bodies_match_a_hand_calculation():
 
 
 def test_floating_base_is_a_free_body():
-    s = nd.from_urdf(PENDULUM.replace('<link name="base"/>', """<link name="base">
-        <inertial><mass value="2"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0"
-        izz="0.1"/></inertial></link>"""), base="floating")
+    s = nd.from_urdf(FLOATING, base="floating")
     assert [b.name for b in s.bodies] == ["base", "rod1", "rod2"]
     assert [j.parent.name for j in s.constraints] == ["base", "rod1"]
 
@@ -116,15 +125,21 @@ def test_planar_and_floating_joints():
     assert [b.name for b in s.bodies] == ["rod1", "rod2"]
 
 
-def _mujoco(urdf, q0, qd0):
+def _mujoco(urdf, q0, qd0, base="fixed"):
+    """MuJoCo's model of the file (a floating base: the root body given a free joint, at rest)
+    and its data after mj_forward at the joint configuration and rates."""
     mujoco = pytest.importorskip("mujoco")
-    model = mujoco.MjModel.from_xml_string(urdf)
+    spec = mujoco.MjSpec.from_string(urdf)
+    if base == "floating":
+        spec.body("base").add_freejoint()
+    model = spec.compile()
     data = mujoco.MjData(model)
     for name, q in q0.items():
         data.qpos[model.joint(name).qposadr[0]] = q
     for name, qd in qd0.items():
         data.qvel[model.joint(name).dofadr[0]] = qd
     mujoco.mj_forward(model, data)
+    mujoco.mj_rnePostConstraint(model, data)        # the bodies' accelerations (cacc)
     return mujoco, model, data
 
 
@@ -133,9 +148,9 @@ def test_initial_state_matches_mujoco(case):
     """Centres of mass, orientations, inertias, centre-of-mass velocities and body-frame
     angular velocities at the given joint configuration and rates: MuJoCo's (xipos, xmat,
     body_inertia, mj_objectVelocity) to round-off."""
-    urdf, q0, qd0 = CASES[case]
-    mujoco, model, data = _mujoco(urdf, q0, qd0)
-    s = nd.from_urdf(urdf, configuration=q0, velocities=qd0)
+    urdf, q0, qd0, base = CASES[case]
+    mujoco, model, data = _mujoco(urdf, q0, qd0, base)
+    s = nd.from_urdf(urdf, base=base, configuration=q0, velocities=qd0)
     for b in s.bodies:
         i = model.body(b.name).id
         com, local = np.zeros(6), np.zeros(6)
@@ -153,22 +168,27 @@ def test_initial_state_matches_mujoco(case):
 
 @pytest.mark.parametrize("case", CASES)
 def test_first_accelerations_match_mujoco(case):
-    """From rest, the centres of mass' velocity after one step over h is MuJoCo's
-    acceleration (mj_jacBodyCom @ qacc after mj_forward) to O(h)."""
-    urdf, q0, _ = CASES[case]
-    mujoco, model, data = _mujoco(urdf, q0, {})
+    """The change of the centres of mass' velocity over one step of h, over h, is MuJoCo's
+    acceleration (mj_objectAcceleration, which leaves out gravity) to O(h). A fixed base
+    starts from rest; a floating one would fall as one at g, so its joints turn."""
+    urdf, q0, qd0, base = CASES[case]
+    qd0 = qd0 if base == "floating" else {}
+    mujoco, model, data = _mujoco(urdf, q0, qd0, base)
     errors = []
     for h in (1e-4, 5e-5):
-        s = nd.from_urdf(urdf, configuration=q0)
+        s = nd.from_urdf(urdf, base=base, configuration=q0, velocities=qd0)
         res = nd.simulate(s, h, h=h, progress=False)
         error = 0.0
         for b in s.bodies:
-            jacp = np.zeros((3, model.nv))
-            mujoco.mj_jacBodyCom(model, data, jacp, None, model.body(b.name).id)
-            error = max(error, np.abs(res.velocity(b.name)[-1] / h - jacp @ data.qacc).max())
+            acc = np.zeros(6)
+            mujoco.mj_objectAcceleration(model, data, mujoco.mjtObj.mjOBJ_BODY,
+                                         model.body(b.name).id, acc, 0)
+            v = res.velocity(b.name)
+            error = max(error, np.abs((v[-1] - v[0]) / h - acc[3:] - model.opt.gravity).max())
         errors.append(error)
         assert error < 0.1 * 9.81 * h     # m/s^2, h in s: O(h), far above the solver's floor
-    print(f"{case}: |v(h)/h - a_mujoco| = {errors[0]:.2e}, {errors[1]:.2e} at h = 1e-4, 5e-5")
+    print(f"{case}: |(v(h) - v(0))/h - a_mujoco| = {errors[0]:.2e}, {errors[1]:.2e} "
+          "at h = 1e-4, 5e-5")
     assert errors[1] < 0.6 * errors[0]
 
 
@@ -176,14 +196,14 @@ def test_first_accelerations_match_mujoco(case):
 def test_trajectories_converge_to_mujoco(case):
     """0.4 s of motion: the centres of mass at the end differ from MuJoCo's RK4 at 1e-4 s
     (its error ~1e-12 m) by C h^2: a quarter when h halves."""
-    urdf, q0, qd0 = CASES[case]
-    mujoco, model, data = _mujoco(urdf, q0, qd0)
+    urdf, q0, qd0, base = CASES[case]
+    mujoco, model, data = _mujoco(urdf, q0, qd0, base)
     model.opt.integrator, model.opt.timestep = mujoco.mjtIntegrator.mjINT_RK4, 1e-4
     for _ in range(4000):
         mujoco.mj_step(model, data)
     errors = []
     for h in (4e-3, 2e-3):
-        s = nd.from_urdf(urdf, configuration=q0, velocities=qd0)
+        s = nd.from_urdf(urdf, base=base, configuration=q0, velocities=qd0)
         res = nd.simulate(s, 0.4, h=h, progress=False)
         errors.append(max(np.abs(res.position(b.name)[-1] - data.xipos[model.body(b.name).id]).max()
                           for b in s.bodies))

@@ -40,7 +40,7 @@ def test_damped_trajectories_converge_to_mujoco():
     """Both models with <dynamics damping> on every joint, 0.4 s: the centres of mass at the
     end differ from MuJoCo's RK4 at 1e-4 s by C h^2 (a quarter when h halves)."""
     for case in ("pendulum", "arm"):
-        urdf, q0, qd0 = CASES[case]
+        urdf, q0, qd0, _ = CASES[case]
         urdf = urdf.replace("</joint>", '<dynamics damping="0.02"/></joint>')
         mujoco, model, data = _mujoco(urdf, q0, qd0)
         assert model.dof_damping.max() == 0.02
