@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-# the default ratio of ``sustained_resolution`` to ``contact_resolution`` before it was a
-# setting, kept for code that imports it
-SUSTAINED = 4.0
-
 
 class _ImpactResolution:
     """Part of :class:`~nlpdyn.Stepper`: its steps shortened through stiff impacts."""

@@ -22,7 +22,7 @@ from .acceptance import _Acceptance, _momentum_bodies
 from .assembly import Recorder, build_result
 from .checks import UNIT_NORMALISE, is_number, step_end, time_span
 from .contact import ACCEPTED, ContactScheme, WithFallback, closed_in_solve
-from .impact_resolution import SUSTAINED, _ImpactResolution  # noqa: F401 (SUSTAINED: as before)
+from .impact_resolution import _ImpactResolution
 from .joints.ideal import Joint
 from .midpoint_step import (CYCLE_BISECTIONS, CYCLE_SEARCHES,  # noqa: F401 (names as before)
                             GYROSCOPIC_STALL, GYROSCOPIC_TOL, _MidpointStep)
