@@ -22,8 +22,15 @@ at h = 1e-3) after 0.47-0.51 turns. Since the midpoint step no longer takes the 
 iterations after slow re-closures for a diverging force, the 1 mm runs reach 5 s: 0.475 /
 0.508 / 0.490 turns at h = 1e-3 / 5e-4 / 2.5e-4 (2026-11-27, one run each, 1.5-1.6e5 steps).
 
+``--spread N`` runs each case at each h 2 N + 1 times, the initial crank speed changed by
+j 1e-5 of itself (j = -N ... N), and prints the most turns' mean, spread and range per h and
+the mean's difference from the reference h's with its standard error: where a run's own
+number does not converge (the steel bearing with 1 mm of play rattles: a change of 1e-6 in
+the crank speed moves its rocking's angle at 2 s by 12 %), the distribution does.
+``--t-end`` shortens the runs (default 5 s).
+
     python benchmarks/penalty_crank_convergence.py [--quick] [--only B|A] [--bearing soft|steel]
-        [--h H [H ...]] [--law-scale S] [--jobs N]
+        [--h H [H ...]] [--law-scale S] [--jobs N] [--spread N [--t-end T] [--play MM]]
 """
 from __future__ import annotations
 
@@ -46,26 +53,28 @@ RUNS = [(1e-3, "resolved"), (1e-3, "at h"), (2.5e-4, "resolved"), (1.25e-4, "res
         (1e-3, "rtol 1e-2"), (6.25e-5, "resolved")]
 
 
-def measure(joint, clearance, h, mode, bearing="soft", law_scale=None):
+def measure(joint, clearance, h, mode, bearing="soft", law_scale=None, t_end=5.0, speed=0.0):
     import nlpdyn as nd
     from problems import slider_crank as sc
     key = "spherical_clearance" if joint == "B" else "revolute_clearance"
     law = None if law_scale is None else nd.LankaraniNikravesh(
         sc.PENALTY["stiffness"] * law_scale, sc.PENALTY["exponent"], sc.PENALTY["restitution"])
-    system = sc.build(model="penalty", bearing=bearing, law=law, **{key: clearance})
+    system = sc.build(model="penalty", bearing=bearing, law=law,
+                      crank_speed=6.0 * (1.0 + speed), **{key: clearance})
     tic = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if mode.startswith("rtol"):
-            res = nd.simulate(system, 5.0, h=(1e-7, h), rtol=float(mode.split()[1]),
+            res = nd.simulate(system, t_end, h=(1e-7, h), rtol=float(mode.split()[1]),
                               progress=False)
         else:
-            res = nd.simulate(system, 5.0, h=h, progress=False,
+            res = nd.simulate(system, t_end, h=h, progress=False,
                               **({} if mode == "resolved" else {"contact_resolution": None}))
     angle = sc.crank_angle(res)
     return {"ok": bool(res.success), "turns": sc.turns(res),
             "most": float((angle.max() - angle[0]) / (2 * np.pi)),
             "angle": [float(np.interp(t, res.t, angle)) for t in (1.0, 2.0, 3.0)],
+            "end": float(res.t[-1]),
             "steps": len(res.t) - 1, "cpu": time.process_time() - tic}
 
 
@@ -87,6 +96,11 @@ def main():
                         help="every contact's law: Lankarani-Nikravesh with PENALTY's stiffness "
                              "times this")
     parser.add_argument("--jobs", type=int, default=2, help="runs at a time")
+    parser.add_argument("--spread", type=int, metavar="N",
+                        help="2 N + 1 runs per case and h, the crank speed changed by j 1e-5")
+    parser.add_argument("--t-end", type=float, default=5.0,
+                        help="each run's length with --spread (s)")
+    parser.add_argument("--play", type=float, help="only the cases with this play (mm)")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
@@ -95,6 +109,9 @@ def main():
     runs = RUNS[:3] if args.quick else RUNS
     if args.h:
         runs = [(h, "resolved") for h in args.h]
+    if args.spread is not None:
+        spread(args, [h for h, mode in runs if mode == "resolved"])
+        return
     print(f"{'joint':>5} {'play':>6} {'h':>15} {'steps':>6} {'angle 1 s':>10} {'angle 2 s':>10} "
           f"{'angle 3 s':>10} {'turns 5 s':>10} {'most turns':>10} {'vs ref 2 s':>10} {'vs ref 3 s':>10} {'vs ref 5 s':>10} "
           f"{'CPU s':>7}")
@@ -116,6 +133,32 @@ def main():
                   f"{(r['angle'][2] - ref['angle'][2]) / ref['angle'][2]:+10.2%} "
                   f"{(r['turns'] - ref['turns']) / ref['turns']:+10.2%} {r['cpu']:7.1f}"
                   + ("" if r["ok"] else "  (failed)"), flush=True)
+
+
+def spread(args, steps):
+    """``--spread``: the most turns' distribution per case and h over the changed crank
+    speeds, against the last h's."""
+    print(f"{'joint':>5} {'play':>6} {'h':>9} {'runs':>5} {'most turns':>10} {'spread':>7} "
+          f"{'range':>13} {'vs ref':>8} {'+-':>6} {'CPU s':>7}")
+    speeds = [j * 1e-5 for j in range(-args.spread, args.spread + 1)]
+    for joint, c in CASES:
+        if args.only and joint != args.only or args.play is not None and c != args.play * 1e-3:
+            continue
+        jobs = [(joint, c, h, "resolved", args.bearing, args.law_scale, args.t_end, k)
+                for h in steps for k in speeds]
+        with ThreadPoolExecutor(args.jobs) as pool:
+            results = dict(zip(jobs, pool.map(_run, jobs)))
+        most = {h: np.array([results[job]["most"] for job in jobs if job[2] == h]) for h in steps}
+        ref = most[steps[-1]]
+        for h in steps:
+            m = most[h]
+            cpu = np.mean([results[job]["cpu"] for job in jobs if job[2] == h])
+            failed = sum(not results[job]["ok"] for job in jobs if job[2] == h)
+            error = np.hypot(m.std(ddof=1) / np.sqrt(len(m)), ref.std(ddof=1) / np.sqrt(len(ref)))
+            print(f"{joint:>5} {c * 1e3:4.0f}mm {h:9.3g} {len(m):5d} {m.mean():10.4f} "
+                  f"{m.std(ddof=1):7.4f} {m.min():6.3f}-{m.max():6.3f} "
+                  f"{(m.mean() - ref.mean()) / ref.mean():+8.2%} {error / ref.mean():6.2%} "
+                  f"{cpu:7.1f}" + (f"  ({failed} failed)" if failed else ""), flush=True)
 
 
 if __name__ == "__main__":

@@ -266,8 +266,10 @@ class CompiledSystem:
         - ``tangent`` (nv x n_elements): Q where its derivative in the end of step is cheap
           and the same to first order in q1 - q0 (for "implicit": the force a quarter
           into the step, with v1), for the Newton iterations' Hessian; ``tangent_V``: the
-          stored energy's part of it (its stiffness alone), None without "implicit" contact
-          elements or "split" damping.
+          stored energy's part of it (its stiffness alone) and that part taken at the end of
+          the step with the same share of its derivative (a pair: where a contact closes
+          late in the step only the end sees it), None without "implicit" contact elements
+          or "split" damping.
 
         By evaluation:
 

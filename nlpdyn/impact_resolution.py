@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+# a step whose Newton iterations are under way in an impact above this many times
+# contact_resolution is stopped and retried at the h that resolves it
+STIFF_IMPACT = 8.0
+
 
 class _ImpactResolution:
     """Part of :class:`~nlpdyn.Stepper`: its steps shortened through stiff impacts."""
@@ -21,7 +25,7 @@ class _ImpactResolution:
         h = span / min(np.ceil(span / target), self.settings.contact_substeps)
         return h, h
 
-    def _impacts_omega_h(self, h) -> tuple[float, int, float]:
+    def _impacts_omega_h(self, h) -> tuple[float, int, float, bool]:
         """omega h of the stiffest contact element in an impact at the last solve's
         linearisation (2 sqrt(lambda), lambda ~ (omega h)^2 / 4 the norm of its stored
         energy's block, ``ImplicitLinearisation.contact_stiffness``, in an impact times the
@@ -31,11 +35,12 @@ class _ImpactResolution:
         contact closed longer is sustained: the energy-consistent step carries its slow
         loads at any h, and its omega h counts for ``contact_resolution`` /
         ``sustained_resolution`` of it (0 with ``sustained_resolution`` None): its stiff
-        vibration is stepped at up to ``sustained_resolution``."""
+        vibration is stepped at up to ``sustained_resolution``. Last: whether that element
+        is in an impact."""
         implicit = self.program.implicit
         stiffness = implicit.contact_stiffness
         if not stiffness.any():
-            return 0.0, -1, 0.0
+            return 0.0, -1, 0.0, False
         stored_omega_h = 2.0 * np.sqrt(np.maximum(stiffness, 0.0))
         since = self.t - self._closed_since
         impact = ~(since * stored_omega_h >= 2 * np.pi * h)        # NaN: closes now
@@ -45,7 +50,23 @@ class _ImpactResolution:
                                 stored_omega_h)
         omega_h = np.where(impact, true_omega_h, true_omega_h * self._sustained_scale)
         i = int(np.argmax(omega_h))
-        return float(omega_h[i]), i, float(true_omega_h[i])
+        return float(omega_h[i]), i, float(true_omega_h[i]), bool(impact[i])
+
+    def _stiff_impact_h(self, h) -> float | None:
+        """The h at which to retry a step of ``h`` whose implicit elements' Newton iterations
+        have not yet met their tolerance in an impact above ``STIFF_IMPACT`` times
+        ``contact_resolution`` (at the last solve's linearisation): the impact's resolved h,
+        at least h / ``contact_substeps``; None when the step goes on (no such impact, or h
+        at that floor already). Newton's iterations on a stiff law's kinks at such an omega
+        h take many solves, often in vain, and the step would be shortened after them."""
+        limit = self.settings.contact_resolution
+        floor = self.h_max / self.settings.contact_substeps
+        if limit is None or not self.resolves_impacts or h <= floor * (1 + 1e-9):
+            return None
+        omega_h, _, _, impact = self._impacts_omega_h(h)
+        if not impact or omega_h <= STIFF_IMPACT * limit:
+            return None
+        return max(h * limit / omega_h, floor)
 
     def _resolve_contacts(self, outcome, retries, shortened):
         """Re-solve a step whose impact (``_impacts_omega_h``) was stiffer than
@@ -55,7 +76,7 @@ class _ImpactResolution:
         st, limit = self.settings, self.settings.contact_resolution
         floor = self.h_max / st.contact_substeps
         h = outcome.sol.h
-        omega_h, i, true_omega_h = self._impacts_omega_h(h)
+        omega_h, i, true_omega_h, impact = self._impacts_omega_h(h)
         for _ in range(3 if limit is not None else 0):
             # 1.5: a step a little past the limit is kept, the next one is shortened
             if omega_h <= 1.5 * limit or h <= floor * (1 + 1e-9):
@@ -64,7 +85,7 @@ class _ImpactResolution:
             outcome, more = self._solve_with_retries(h, h)
             retries += more
             h = outcome.sol.h
-            omega_h, i, true_omega_h = self._impacts_omega_h(h)
+            omega_h, i, true_omega_h, impact = self._impacts_omega_h(h)
             shortened = True
         self._h_next = limit * h / omega_h if limit is not None and omega_h > 0 else np.inf
         closed = self.program.implicit.contact_stiffness > 0
@@ -75,14 +96,23 @@ class _ImpactResolution:
         if shortened:
             record["shortened_steps"] += 1
             record["smallest_h"] = min(record["smallest_h"], h)
-        if omega_h > max(record["unresolved"][0], 1.0, 4.0 * (limit or 0.0)):
+        # unresolved: an impact above 1 and 4 contact_resolution (over within a few steps),
+        # a sustained contact above 1 and 2 sustained_resolution (its vibration 7 % slow;
+        # not judged where sustained_resolution is None: taken at h as asked)
+        sustained = st.sustained_resolution
+        allowed = (max(1.0, 4.0 * (limit or 0.0)) if impact else
+                   np.inf if sustained is None else max(1.0, 2.0 * sustained))
+        if true_omega_h / allowed > max(record["unresolved"][0], 1.0):
             element = self.cs.force_elements[self.program.implicit.contacts[i]]
-            record["unresolved"] = (omega_h, self.t + h, element.name, true_omega_h)
+            record["unresolved"] = (true_omega_h / allowed, self.t + h, element.name,
+                                    true_omega_h, "impact" if impact else "sustained contact")
         return outcome, retries
 
     def resolution_note(self) -> str:
         """A note when an impact was not resolved in time (omega h above 1 and above 4
-        ``contact_resolution``: over within a few steps): its outcome depends on h.
+        ``contact_resolution``: over within a few steps), or a sustained contact's vibration
+        not (above 1 and above 2 ``sustained_resolution``: 7 % slow or more): what it does
+        depends on h.
 
         Returns
         -------
@@ -98,12 +128,18 @@ class _ImpactResolution:
         >>> nd.Stepper(s, h=1e-3).resolution_note()
         ''
         """
-        _, when, name, omega_h = self.resolution["unresolved"]
+        _, when, name, omega_h, kind = self.resolution["unresolved"]
         if not name:
             return ""
         limit = self.settings.contact_resolution
         why = ("contact_resolution is None" if limit is None else
                f"at h / contact_substeps = {self.h_max / self.settings.contact_substeps:.3g} s")
-        return (f"the contact of '{name}' was not resolved in time: omega h = {omega_h:.3g} at "
-                f"t = {when:.6g} ({why}); what it does (its loss, how long it lasts) depends "
-                "on h")
+        if kind == "impact":
+            return (f"the contact of '{name}' was not resolved in time: omega h = "
+                    f"{omega_h:.3g} at t = {when:.6g} ({why}); what it does (its loss, how long "
+                    "it lasts) depends on h")
+        slow = 1.0 - 2.0 * np.arctan(0.5 * omega_h) / omega_h
+        return (f"the contact of '{name}' was not resolved in time: its sustained contact "
+                f"vibrates at omega h = {omega_h:.3g} at t = {when:.6g} ({why}), "
+                f"{100 * slow:.0f} % slow; what follows from its phase (a rattle's bounces) "
+                "depends on h")

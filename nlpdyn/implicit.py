@@ -52,10 +52,11 @@ class ImplicitLinearisation:
         to first order (``CompiledSystem.step_forces`` ``tangent``: the energy-consistent
         elements' discrete gradient is costly to differentiate), expressions of y: H is
         built from it.
-    element_QV : casadi.SX, shape (nv, n_elements), optional
-        The stored energy's part of ``element_Q`` (``tangent_V``), whose blocks for the
-        energy-consistent contact elements (``ForceElement.is_contact``) give their stiffness
-        (``contact_stiffness``).
+    element_QV : tuple of casadi.SX, each of shape (nv, n_elements), optional
+        The stored energy's part of ``element_Q`` (``tangent_V``) and its stand-in at the
+        end of the step, whose blocks for the energy-consistent contact elements
+        (``ForceElement.is_contact``) give their stiffness (``contact_stiffness``, the larger
+        of the two).
 
     Examples
     --------
@@ -73,7 +74,7 @@ class ImplicitLinearisation:
 
     def __init__(self, cs: CompiledSystem, q0: ca.SX, v0: ca.SX, t0: ca.SX, h: ca.SX, y: ca.SX,
                  z: ca.SX, Linv: ca.SX | ca.DM, b: ca.SX, element_Q: ca.SX,
-                 element_QV: ca.SX | None = None) -> None:
+                 element_QV: tuple[ca.SX, ...] | None = None) -> None:
         nv = cs.nv
         # the iterate y_imp is the step's own y: b and the blocks are expressions of it as
         # built (no per-element copy of the graph: neighbours share their bodies' kinematics)
@@ -90,10 +91,14 @@ class ImplicitLinearisation:
             J = -ca.jacobian(h * Linv[idx, idx] @ element_Q[idx, j], y_imp[idx])
             by_size.setdefault(len(idx), []).append((idx, ca.vec(0.5 * (J + J.T))))
             if el.is_contact and el.evaluation == "implicit" and element_QV is not None:
-                J_V = -ca.jacobian(h * Linv[idx, idx] @ element_QV[idx, j], y_imp[idx])
-                # the block's Frobenius norm: its largest eigenvalue for one contact
-                # coordinate (a stop), a bound within sqrt(rank) for several (strips)
-                contacts.append((j, ca.norm_fro(0.5 * (J_V + J_V.T))))
+                # each block's Frobenius norm: its largest eigenvalue for one contact
+                # coordinate (a stop), a bound within sqrt(rank) for several (strips); the
+                # larger of the step's and its end's
+                norms = []
+                for QV in element_QV:
+                    J_V = -ca.jacobian(h * Linv[idx, idx] @ QV[idx, j], y_imp[idx])
+                    norms.append(ca.norm_fro(0.5 * (J_V + J_V.T)))
+                contacts.append((j, ca.mmax(ca.vertcat(*norms))))
         self.groups = []            # (block size k, (n, k) velocity indices)
         self.contacts = [j for j, _ in contacts]            # their force elements' indices
         self.contact_stiffness = np.zeros(len(contacts))    # their blocks' norms

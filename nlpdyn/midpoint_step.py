@@ -118,6 +118,12 @@ class _MidpointStep:
             met = not friction or self._normal_forces_met(out)
             # (while the implicit elements' Newton iterations are under way, their updates,
             # not the predictor's, move the mean velocity: no divergence to judge)
+            shorter = self._stiff_impact_h(h) if unmet and not iterate else None
+            if shorter is not None:
+                sol.success, sol.shorter_h = False, shorter
+                sol.status = (f"an impact stiffer than contact_resolution allows: retried at "
+                              f"h = {shorter:.3g}")
+                break
             if spinning and rate >= 1 and not unmet:
                 sol.success = False
                 sol.status = (f"the midpoint step's iterations diverge: the gyroscopic term's "

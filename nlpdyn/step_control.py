@@ -169,8 +169,13 @@ class _StepControl:
 
     # ------------------------------------------------------------------ retries
     def _solve_with_retries(self, h_min, h_max):
-        reasons = []
+        reasons, shorter, resolving = [], None, 0
         for retry, (kind, bounds) in enumerate(self._attempts(h_min, h_max)):
+            # a stiff impact stopped the step (``_stiff_impact_h``): on to the attempts at
+            # the h that resolves it (they count as the impact's shortened steps, not retries)
+            if shorter is not None and bounds[1] > shorter * (1 + 1e-9):
+                resolving += 1
+                continue
             try:
                 curvature = (None if kind == "nlp" else
                              self.contact.first_curvature(self._contact_force, bounds[1], self.cs.nv))
@@ -194,7 +199,11 @@ class _StepControl:
                 sol, out = outcome.sol, outcome.out
                 if self.program.midpoint and not sol.projected and np.isfinite(out[-1][2]):
                     self._project_end_velocity(sol, out)
-                return outcome, retry
+                return outcome, retry - resolving
+            if getattr(sol, "shorter_h", None) is not None:
+                shorter, resolving = sol.shorter_h, resolving + 1
+                self.program.reset_qp()
+                continue
             reasons.append(f"{sol.solver} h={sol.h:.3g}: {why}")
             # each attempt starts afresh: a QP solver's memory of a failed attempt (qpOASES'
             # hot start) made retries fail that a fresh solver takes
@@ -241,6 +250,17 @@ class _StepControl:
                       if p.split(":")[0] not in {f.split(":")[0] for f in found}]
         return found
 
+    def _halvings(self, h) -> int:
+        """Halvings of a rejected step of ``h``: ``max_retries``, and with contact elements
+        at least down to the floor of their resolution, h / ``contact_substeps`` of the
+        run's h (a stiff law's Newton iterations converge there, where its impact is
+        stepped anyway)."""
+        st, halvings = self.settings, self.settings.max_retries
+        if self.program.has_implicit and self.program.implicit.contacts:
+            floor = self.h_max / st.contact_substeps
+            halvings = max(halvings, int(np.ceil(np.log2(max(h / floor, 1.0)) - 1e-9)))
+        return halvings
+
     def _attempts(self, h_min, h_max):
         primary = "nlp" if self.step_control == "nlp" else self.solver
         if self.step_control != "nlp":
@@ -249,7 +269,7 @@ class _StepControl:
         kinds = [primary] + ([fallback] if self.settings.fallback
                              and primary not in ("ipopt", "nlp", fallback)
                              and not self.program.has_friction else [])
-        for r in range(self.settings.max_retries + 1):
+        for r in range(self._halvings(h_max) + 1):
             hb = (min(h_min, h_max / 2**r), h_max / 2**r)
             for kind in kinds:
                 yield kind, hb

@@ -136,7 +136,8 @@ def step_forces(cs, t0, h, q0, v0, q1, v1, memory, T, memory_end=None):
     Q_quarter = (cs.element_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), v1, z)
                  if cs.consistent else None)
     # the stored energy's force a quarter into the step: the split damping's tangent, and
-    # the contacts' stiffness (``ImplicitLinearisation.contact_stiffness``)
+    # the contacts' stiffness (``ImplicitLinearisation.contact_stiffness``), with the same
+    # derivative's share at the end of the step (a contact closing late in the step)
     QV_quarter = (cs.element_conservative_forces(t0 + 0.25 * h, q0 + 0.25 * (q1 - q0), z)
                   if split_columns or any(cs.force_elements[j].is_contact
                                           for j, *_ in cs.consistent) else None)
@@ -157,7 +158,9 @@ def step_forces(cs, t0, h, q0, v0, q1, v1, memory, T, memory_end=None):
     Q, Q_V, tangent = _step_columns(cs, (Q_start, QV_start), (Q_end, QV_end), in_step)
     return types.SimpleNamespace(Q=Q, Q_V=Q_V, G_V=G_V, D=D, C=C, carried=carried,
                                  wrenches=_wrenches(cs, C, q0, rotations),
-                                 tangent=tangent, tangent_V=QV_quarter)
+                                 tangent=tangent,
+                                 tangent_V=None if QV_quarter is None else (
+                                     QV_quarter, 0.25 * QV_end))
 
 
 def _step_columns(cs, explicit, end, in_step):
@@ -200,7 +203,8 @@ def step_forces_midpoint(cs, t0, h, q0, v0, qm, vf, q1, v1, memory, T):
     return types.SimpleNamespace(Q=Q, Q_V=Q_V, G_V=G_V, D=D, C=zero,
                                  carried=ca.SX.zeros(cs.nv),
                                  wrenches=_wrenches(cs, zero, q0), tangent=tangent,
-                                 tangent_V=QV_chord if cs.consistent else None)
+                                 tangent_V=(QV_chord, 0.5 * QV_end) if cs.consistent
+                                 else None)
 
 
 def friction_terms(cs, t, q, v, z):

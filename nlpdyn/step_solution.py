@@ -29,6 +29,7 @@ class StepSolution:
     P_n_used: np.ndarray = None     # the lagged normal impulses the friction cones used
     b_imp: np.ndarray = None        # the implicit elements' scaled impulse at y (QP solves)
     projected: bool = False         # the midpoint step's end velocity already projected
+    shorter_h: float = None         # stopped in a stiff impact: the h to retry it at
 
 
 def _dense_cached(cache, jacobian_at, sparse):

@@ -373,6 +373,7 @@ class Stepper(_StepperState, _StepControl, _ImpactResolution, _StepSolves, _Midp
         start = self.last_start = (self.t, self.q, self.v, self.z)
         outcome, retries = self._solve_with_retries(h_min, h_max)
         if self.resolves_impacts:
+            shortened = shortened or outcome.sol.h < h_max * (1 - 1e-9)
             outcome, retries = self._resolve_contacts(outcome, retries, shortened)
         return self._record(start, self._accept(outcome, retries, time.perf_counter() - tic))
 

@@ -155,7 +155,8 @@ class StepperSettings:
     check_tol: float = 1e-7
     """Relative tolerance of the per-step physical check (linearised rows, EOM residual)."""
     max_retries: int = 4
-    """Halvings of h tried after a rejected step (each with the primary and fallback solver)."""
+    """Halvings of h tried after a rejected step (each with the primary and fallback solver);
+    with contact elements at least down to h / ``contact_substeps``."""
     fallback: bool = True
     """Retry a rejected step with another solver before cutting h: IPOPT (scheme "euler"),
     the conic plugin ``qp_solver`` where scheme "midpoint" solves the KKT system ("direct":
@@ -257,8 +258,10 @@ class StepperSettings:
     "Sustained contact"). None: taken at h (Newton's iterations may then fail on a stiff one);
     larger values make long sustained contacts cheaper and rattling less accurate. Used only
     with ``contact_resolution``."""
-    contact_substeps: int = 64
-    """The most steps ``contact_resolution`` makes of one step of the fixed h (of h_max)."""
+    contact_substeps: int = 256
+    """The most steps ``contact_resolution`` makes of one step of the fixed h (of h_max): at
+    h = 1e-3 impacts up to omega = 6.4e4 rad/s are resolved (seed 001's steel bearing with
+    1 mm of play needs 5e4; at 64 its runs followed h)."""
     jit: bool | str | None = None
     """Whether the step's solves, its end-velocity projection and the implicit elements'
     linearisation are compiled to machine code with the system's C compiler

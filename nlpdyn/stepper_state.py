@@ -64,7 +64,7 @@ class _StepperState:
         self._closed_since = np.full(len(self.program.implicit.contacts)
                                      if self.program.implicit is not None else 0, np.nan)
         self.resolution = {"shortened_steps": 0, "smallest_h": np.inf,
-                           "unresolved": (0.0, self.t, "", 0.0)}
+                           "unresolved": (0.0, self.t, "", 0.0, "")}
         self._log_start = (self.t, self.q, self.v, self.z, self.gaps)
         self._log = []      # per step: (start, StepInfo, q, v, z at its end)
 
