@@ -344,9 +344,16 @@ axes[0, 0].legend(fontsize=7);
 #   or 1e-3 of itself moves where it stalls by under 0.01 turns (h = 1.25e-4): the stall is
 #   the mechanism's, not chance.
 #   Revolute joint A on the `"steel"` data with 1 mm of play stalls within its first turn
-#   and rocks: its largest angle is 0.63 / 0.61 / 0.58 / 0.54 turns at h = 1e-3 / 2.5e-4 /
-#   1.25e-4 / 6.25e-5, and a change of 1e-6 in the initial crank speed moves the rocking's
-#   angle at 2 s by 12 % (0.45-0.51 turns at 2.5e-4): no converging number.
+#   and rocks. Its rattle is chaotic: a change of 1e-6 in the initial crank speed moves the
+#   rocking's angle at 2 s by 12 %, so one run's number does not converge, but their
+#   distribution does. Over 13 crank speeds (changed by -6e-5 ... 6e-5 of themselves) the
+#   largest angle in 1 s is 0.579 +- 0.026 turns at h = 1e-3, 0.582 at 1.25e-4 and 0.577
+#   at 6.25e-5: at 1e-3 within 0.3 % (standard error 1.9 %) of the finest
+#   (`python benchmarks/penalty_crank_convergence.py --only A --bearing steel --play 1
+#   --spread 6 --h 1e-3 1.25e-4 6.25e-5 --t-end 1 --jobs 1`, 2026-11-27, ~30 s of CPU per
+#   run at every h). At 1e-3 it used to sit 8 % high, and 3 of 8 runs failed: the bearing's
+#   contact (omega ~5e4 rad/s) needs steps below h / 64, and a re-closure late in a step
+#   went unseen (force elements guide, "Impacts resolved in time").
 # - What differs: with no or little play the complementarity joints behave like the ideal
 #   joint. The penalty ball joint does too with no play, but a micrometre of play already
 #   costs it 1.5 turns (each re-closure is a hysteresis impact), and the penalty revolute

@@ -155,6 +155,20 @@ def test_penalty_revolute_with_play_steps_through_stiff_re_closures():
 
 
 @pytest.mark.slow
+def test_penalty_revolute_with_1mm_play_runs_at_the_default_settings():
+    """Revolute A with 1 mm of play on the steel bearing at the user's h = 1e-3, the crank
+    speed 3e-5 below its own: a re-closure at t = 0.282 s defeated the law's Newton
+    iterations at every h the retries tried (down to h / 16) and the run stopped there. Now
+    a stiff impact is retried at the h that resolves it, and failed steps halve down to
+    h / ``contact_substeps``: the run reaches its end, and nothing is left unresolved."""
+    res = nd.simulate(slider_crank.build(model="penalty", revolute_clearance=1e-3,
+                                         bearing="steel", crank_speed=6.0 * (1 - 3e-5)),
+                      t_end=0.4, h=1e-3, progress=False)
+    assert res.success, res.message
+    assert "warnings" not in res.info, res.info["warnings"]
+
+
+@pytest.mark.slow
 def test_penalty_ball_joint_with_play_stalls_where_the_converged_run_does():
     """Ball joint B as a penalty joint with 1 mm of play (Lankarani-Nikravesh): the ball
     rattles, and its losses stall the crank after about five turns. At h = 1e-3 the crank
