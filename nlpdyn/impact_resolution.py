@@ -12,6 +12,11 @@ STIFF_IMPACT = 8.0
 class _ImpactResolution:
     """Part of :class:`~nlpdyn.Stepper`: its steps shortened through stiff impacts."""
 
+    @property
+    def _substep_floor(self) -> float:
+        """The shortest step the resolution takes: h / ``contact_substeps`` of the run's h."""
+        return self.h_max / self.settings.contact_substeps
+
     def _resolved_bounds(self, h_min, h_max):
         """The step's h bounds with the last step's stiffest contact resolved
         (``contact_resolution``): at a fixed h, a whole fraction of what is left to the next
@@ -60,8 +65,10 @@ class _ImpactResolution:
         at that floor already). Newton's iterations on a stiff law's kinks at such an omega
         h take many solves, often in vain, and the step would be shortened after them."""
         limit = self.settings.contact_resolution
-        floor = self.h_max / self.settings.contact_substeps
-        if limit is None or not self.resolves_impacts or h <= floor * (1 + 1e-9):
+        if limit is None or not self.resolves_impacts:
+            return None
+        floor = self._substep_floor
+        if h <= floor * (1 + 1e-9):
             return None
         omega_h, _, _, impact = self._impacts_omega_h(h)
         if not impact or omega_h <= STIFF_IMPACT * limit:
@@ -74,7 +81,7 @@ class _ImpactResolution:
         step), and set the next step's largest h from its omega. ``shortened``: the step
         was already shortened for the last one's impact (or to come back to the grid)."""
         st, limit = self.settings, self.settings.contact_resolution
-        floor = self.h_max / st.contact_substeps
+        floor = self._substep_floor
         h = outcome.sol.h
         omega_h, i, true_omega_h, impact = self._impacts_omega_h(h)
         for _ in range(3 if limit is not None else 0):
@@ -133,7 +140,7 @@ class _ImpactResolution:
             return ""
         limit = self.settings.contact_resolution
         why = ("contact_resolution is None" if limit is None else
-               f"at h / contact_substeps = {self.h_max / self.settings.contact_substeps:.3g} s")
+               f"at h / contact_substeps = {self._substep_floor:.3g} s")
         if kind == "impact":
             return (f"the contact of '{name}' was not resolved in time: omega h = "
                     f"{omega_h:.3g} at t = {when:.6g} ({why}); what it does (its loss, how long "

@@ -200,7 +200,7 @@ class _StepControl:
                 if self.program.midpoint and not sol.projected and np.isfinite(out[-1][2]):
                     self._project_end_velocity(sol, out)
                 return outcome, retry - resolving
-            if getattr(sol, "shorter_h", None) is not None:
+            if sol.shorter_h is not None:
                 shorter, resolving = sol.shorter_h, resolving + 1
                 self.program.reset_qp()
                 continue
@@ -255,9 +255,9 @@ class _StepControl:
         at least down to the floor of their resolution, h / ``contact_substeps`` of the
         run's h (a stiff law's Newton iterations converge there, where its impact is
         stepped anyway)."""
-        st, halvings = self.settings, self.settings.max_retries
+        halvings = self.settings.max_retries
         if self.program.has_implicit and self.program.implicit.contacts:
-            floor = self.h_max / st.contact_substeps
+            floor = self._substep_floor
             halvings = max(halvings, int(np.ceil(np.log2(max(h / floor, 1.0)) - 1e-9)))
         return halvings
 
