@@ -23,14 +23,14 @@ iterations after slow re-closures for a diverging force, the 1 mm runs reach 5 s
 0.508 / 0.490 turns at h = 1e-3 / 5e-4 / 2.5e-4 (2026-11-27, one run each, 1.5-1.6e5 steps).
 
 ``--spread N`` runs each case at each h 2 N + 1 times, the initial crank speed changed by
-j 1e-5 of itself (j = -N ... N), and prints the most turns' mean, spread and range per h and
+j ``--spread-step`` of itself (j = -N ... N, default step 1e-5), and prints the most turns' mean, spread and range per h and
 the mean's difference from the reference h's with its standard error: where a run's own
 number does not converge (the steel bearing with 1 mm of play rattles: a change of 1e-6 in
 the crank speed moves its rocking's angle at 2 s by 12 %), the distribution does.
 ``--t-end`` shortens the runs (default 5 s).
 
     python benchmarks/penalty_crank_convergence.py [--quick] [--only B|A] [--bearing soft|steel]
-        [--h H [H ...]] [--law-scale S] [--jobs N] [--spread N [--t-end T] [--play MM]]
+        [--h H [H ...]] [--law-scale S] [--jobs N] [--spread N [--spread-step S] [--t-end T] [--play MM]]
 """
 from __future__ import annotations
 
@@ -97,7 +97,9 @@ def main():
                              "times this")
     parser.add_argument("--jobs", type=int, default=2, help="runs at a time")
     parser.add_argument("--spread", type=int, metavar="N",
-                        help="2 N + 1 runs per case and h, the crank speed changed by j 1e-5")
+                        help="2 N + 1 runs per case and h, the crank speed changed by j step")
+    parser.add_argument("--spread-step", type=float, default=1e-5,
+                        help="the relative change of the crank speed between --spread runs")
     parser.add_argument("--t-end", type=float, default=5.0,
                         help="each run's length with --spread (s)")
     parser.add_argument("--play", type=float, help="only the cases with this play (mm)")
@@ -140,7 +142,7 @@ def spread(args, steps):
     speeds, against the last h's."""
     print(f"{'joint':>5} {'play':>6} {'h':>9} {'runs':>5} {'most turns':>10} {'spread':>7} "
           f"{'range':>13} {'vs ref':>8} {'+-':>6} {'CPU s':>7}")
-    speeds = [j * 1e-5 for j in range(-args.spread, args.spread + 1)]
+    speeds = [j * args.spread_step for j in range(-args.spread, args.spread + 1)]
     for joint, c in CASES:
         if args.only and joint != args.only or args.play is not None and c != args.play * 1e-3:
             continue

@@ -329,28 +329,53 @@ def test_lankarani_nikravesh_stop_restitution(e):
 
 
 def test_impact_velocity_memory():
-    """The stop remembers, per side, its approach rate while open (the speed it closes at in
-    the next step) and holds it while closed; a side closed from the start keeps 0."""
+    """The stop remembers, per side, its approach rate while open (with no earlier reading:
+    the speed it closes at in the next step) and holds it while closed; a side closed from
+    the start keeps 0. Rows 2-6 keep the rates, which sides were open, and the time."""
     s, a, b = _bodies()
     el = s.add_force(_elements(a, b, law_t=LankaraniNikravesh(1e6))["translation"])
     cs = s.compile()
-    assert el.history_size == 2 and list(el.initial_history()) == [0, 0]
+    assert el.history_size == 7 and list(el.initial_history()) == [0] * 7
     nxt = ca.Function("n", [cs.q_sym, cs.v_sym, cs.z_sym],
-                      [el.next_history(cs.states_of(el), 0, cs.z_sym),
+                      [el.next_history(cs.states_of(el), 0.5, cs.z_sym),
                        el.penetrations(cs.states_of(el)), el.penetration_rates(cs.states_of(el))])
     q, v = cs.initial_state()
     shift = 2e-3 * AXIS               # child beyond the upper stop, moving further in
     q[7:10] += shift
     v[6:9] = 0.4 * AXIS
-    z, delta, rate = (np.asarray(x).ravel() for x in nxt(q, v, [0, 0]))
+    z, delta, rate = (np.asarray(x).ravel() for x in nxt(q, v, np.zeros(7)))
     assert delta[1] > 0 and rate[1] > 0 and z[1] == 0 and z[0] == 0    # closed: held (0)
-    assert np.asarray(nxt(q, v, [0, 0.7])[0]).ravel()[1] == 0.7      # held while closed
+    assert list(z[2:]) == pytest.approx([rate[0], rate[1], 1, 0, 0.5])
+    assert np.asarray(nxt(q, v, [0, 0.7, 0, 0, 0, 0, 0])[0]).ravel()[1] == 0.7   # held
     q[7:10] -= shift                                  # both open, approaching the upper stop
-    z, delta, rate = (np.asarray(x).ravel() for x in nxt(q, v, [0.3, 0.7]))
+    z, delta, rate = (np.asarray(x).ravel() for x in nxt(q, v, [0.3, 0.7, 0, 0, 0, 0, 0]))
     assert delta[1] < 0 and z[1] == pytest.approx(rate[1]) and rate[1] > 0
     assert delta[0] < 0 and z[0] == 0                 # receding from the lower one
     q[7:10] -= 2 * shift                              # the lower one closed: held
-    assert np.asarray(nxt(q, v, [0.3, 0.7])[0]).ravel()[0] == 0.3
+    assert np.asarray(nxt(q, v, [0.3, 0.7, 0, 0, 0, 0, 0])[0]).ravel()[0] == 0.3
+
+
+@pytest.mark.parametrize("pull, share", [(50.0, 0.25), (50.0, 0.75), (-50.0, 0.5),
+                                         (-60.0, 0.9)])
+def test_impact_speed_is_the_speed_at_closure(pull, share):
+    """A slider on a prismatic joint along a skew axis, driven along it by gravity (``pull``
+    m/s^2 toward the stop, or away from it with the slider thrown at 2 m/s), closes on a
+    stop ``share`` of the way into a step of 1e-3 s: the law's impact speed is the closed
+    form's, sqrt(v0^2 + 2 pull gap), within 1e-6 (the rate at the start of the closing step
+    was up to 0.06 m/s off)."""
+    v0 = 0.0 if pull > 0 else 2.0
+    closing = (28 + share) * 1e-3
+    gap = v0 * closing + pull * closing**2 / 2
+    speed = v0 + pull * closing
+    s = nd.System(gravity=tuple(pull * AXIS))
+    slider = s.add_body("slider", 0.3, (1e-3, 2e-3, 3e-3), velocity=tuple(v0 * AXIS))
+    slide = s.add_joint(nd.Prismatic(s.ground, slider, POINT, AXIS, name="slide"))
+    s.add_force(TranslationStop(slide, -1.0, gap, LankaraniNikravesh(1e6), name="stop"))
+    res = nd.simulate(s, 0.035, h=1e-3, progress=False)
+    assert res.success
+    closed = np.argmax((res.position("slider") - res.position("slider")[0]) @ AXIS > gap)
+    assert 28 <= closed <= 30
+    assert res.memory["stop"][closed, 1] == pytest.approx(speed, rel=1e-6)
 
 
 def test_stop_does_not_pull_with_a_signed_law():

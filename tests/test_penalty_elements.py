@@ -159,6 +159,23 @@ def test_ball_in_socket_rests_at_the_hertz_penetration():
     assert -res.position("ball")[-1, 2] == pytest.approx(expected, rel=1e-6)
 
 
+@pytest.mark.parametrize("gravity", [(0, 0, -9.81), (3.0, -4.0, 12.0)])
+def test_ball_falling_in_its_socket_remembers_its_speed_at_closure(gravity):
+    """A ball released at the centre of a socket with 1 mm clearance falls onto its wall: the
+    law's impact speed is sqrt(2 |g| c) within 1e-6 (the approach rate at the start of the
+    closing step was up to |g| h lower)."""
+    s = nd.System(gravity=gravity)
+    ball = s.add_body("ball", 2.0, (1e-3, 1e-3, 1e-3))
+    law = nd.LankaraniNikravesh(5e6, 1.5, 0.5)
+    s.add_force(PenaltySphericalClearance(s.ground, ball, (0, 0, 0), 1e-3, law, name="socket"))
+    res = nd.simulate(s, t_end=0.03, h=1e-3, progress=False)
+    assert res.success
+    closed = np.argmax(np.linalg.norm(res.position("ball"), axis=1) > 1e-3)
+    assert closed > 0
+    expected = np.sqrt(2 * np.linalg.norm(gravity) * 1e-3)
+    assert res.memory["socket"][closed, 0] == pytest.approx(expected, rel=1e-6)
+
+
 def _slider_with_stop(law, h, evaluation="implicit", scheme=None):
     s = nd.System(gravity=(0, 0, 0))
     slider = s.add_body("slider", 1.0, (1e-3, 1e-3, 1e-3), velocity=(1.0, 0, 0))

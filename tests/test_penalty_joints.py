@@ -395,19 +395,22 @@ def test_impact_memory_and_hysteresis_force():
     _, a, b = _bodies()
     K, n, e_r = 1e9, 1.5, 0.6
     el = PenaltySphericalClearance(a, b, J, C, nd.LankaraniNikravesh(K, n, e_r))
-    assert el.history_size == 1 and np.all(el.initial_history() == 0)
+    assert el.history_size == 4 and np.all(el.initial_history() == 0)
     fns = _functions(el, a, b)
     pen = 2e-5
     q = _q_of(_relative_poses(a, b, (0, 0, 0), (0, C + pen, 0)))
     vel = np.r_[np.zeros(6), 0, 0.3, 0, np.zeros(3)]      # child moves outward along Y
     rate = 0.3 * (C + pen) / _smooth(C + pen)             # d|d|/dt with the smoothed norm
-    assert _num(fns["next"], q, vel, [0.0]) == 0
-    assert _num(fns["next"], q, vel, [0.7]) == pytest.approx(0.7, rel=IDENTITY)
+
+    def remembered(q, v, speed):                          # no earlier reading
+        return _num(fns["next"], q, v, [speed, 0, 0, 0])[0]
+    assert remembered(q, vel, 0.0) == 0
+    assert remembered(q, vel, 0.7) == pytest.approx(0.7, rel=IDENTITY)
     q_open = _q_of(_relative_poses(a, b, (0, 0, 0), (0, 0.5 * C, 0)))
     open_rate = 0.3 * 0.5 * C / _smooth(0.5 * C)          # approaching the socket wall
-    assert _num(fns["next"], q_open, vel, [0.7]) == pytest.approx(open_rate, rel=IDENTITY)
-    assert _num(fns["next"], q_open, -vel, [0.7]) == 0     # receding from it
-    force = _num(fns["forces"], q, vel, [0.5])
+    assert remembered(q_open, vel, 0.7) == pytest.approx(open_rate, rel=IDENTITY)
+    assert remembered(q_open, -vel, 0.7) == 0             # receding from it
+    force = _num(fns["forces"], q, vel, [0.5, 0, 0, 0])
     pen = _smooth(C + pen) - C
     assert force == pytest.approx(K * pen**n * (1 + 0.75 * (1 - e_r**2) * rate / 0.5),
                                   rel=IDENTITY)
@@ -513,7 +516,7 @@ def test_penalty_version_of_ideal_joints():
     law = nd.LankaraniNikravesh(1e9, 1.5, 0.8)
     sph = penalty_version(nd.Spherical(a, b, J, name="ball"), law)
     assert isinstance(sph, PenaltySphericalClearance)
-    assert (sph.name, sph.clearance, sph.law, sph.history_size) == ("ball", 0.0, law, 1)
+    assert (sph.name, sph.clearance, sph.law, sph.history_size) == ("ball", 0.0, law, 4)
     states, q, _ = _symbols(a, b)
     shift = np.array([1e-4, -2e-4, 3e-5])
     qk = _q_of(_relative_poses(a, b, (0.1, 0.2, 0.3), shift))
@@ -545,7 +548,7 @@ def test_penalty_joint_runs_in_a_system():
                                               CA, nd.LankaraniNikravesh(1e9, 1.5, 0.8),
                                               n_strips=2, name="pin"))
     cs = s.compile()
-    assert cs.n_history == el.n_contacts == 4
+    assert el.n_contacts == 4 and cs.n_history == 3 * 4 + 1
     res = nd.simulate(s, t_end=0.05, h=1e-3, progress=False)
     assert res.success
     assert np.isfinite(res.q).all()

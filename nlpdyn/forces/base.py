@@ -291,13 +291,80 @@ def moment_wrench(state: BodyState, moment_global):
     return ca.DM.zeros(3), state.A.T @ moment_global
 
 
-def impact_memory(delta, delta_dot, memory):
-    """Next value of a contact's remembered impact speed (the v^(-) of hysteresis laws).
+def impact_memory_size(n_contacts: int) -> int:
+    """Length of the memory :func:`impact_memory` keeps for ``n_contacts`` contacts: per
+    contact its impact speed, its last approach rate and whether it was open then, and the
+    time of that reading.
 
-    While the contact is open (delta <= 0): its approach rate max(delta_dot, 0) at the end of
-    the step, the speed at which it closes if it closes in the next step (the speed before
-    the contact force acts, which the end of the closing step no longer has: that would
-    make the memory, and the law's damping with it, depend on h); while it is closed: held.
-    A contact closed from the start (a joint with no play) keeps 0: no impact.
+    Parameters
+    ----------
+    n_contacts : int
+        Contacts whose laws need the impact speed.
+
+    Examples
+    --------
+    >>> impact_memory_size(2)
+    7
     """
-    return ca.if_else(delta <= 0, ca.fmax(delta_dot, 0), memory)
+    return 3 * n_contacts + 1
+
+
+def impact_memory(deltas, rates, t, memory):
+    """Next memory of contacts whose laws need the impact speed (the v^(-) of hysteresis
+    laws), from their penetrations, approach rates and the time at the end of a step.
+
+    ``memory`` holds, for n contacts: the impact speeds (rows 0 ... n-1, the ones the laws
+    read), the approach rates at the last reading, 1 where the contact was open then (else
+    0), and the time of that reading (last row).
+
+    While a contact is open (delta <= 0) its impact speed is the approach rate at which it
+    would close in the next step: the rate r at the end of this step carried over the gap
+    -delta with the rate's change per second a over this step (both readings open),
+    sqrt(r^2 - 2 a delta), kept within one step's change of r (r and r + a dt) and >= 0.
+    The closing step itself cannot supply it: the contact force has already acted by its
+    end, which would make the memory, and the law's damping with it, depend on h. Without
+    a rate change (a first reading, or one after a closed reading) it is max(r, 0). While
+    it is closed: held. A contact closed from the start (a joint with no play) keeps 0: no
+    impact.
+
+    Parameters
+    ----------
+    deltas, rates : sequence of CasADi scalars
+        Per contact the penetration (negative while open) and its rate, at the end of the
+        step.
+    t : float or CasADi scalar
+        Time at the end of the step (s).
+    memory : CasADi column, shape (impact_memory_size(n),)
+        The memory at the start of the step.
+
+    Returns
+    -------
+    CasADi column, shape (impact_memory_size(n),)
+
+    Examples
+    --------
+    >>> import casadi as ca
+    >>> z = impact_memory([-1e-3], [0.5], 0.0, ca.DM.zeros(4))      # a first reading
+    >>> [round(float(x), 9) for x in z.nonzeros()]
+    [0.5, 0.5, 1.0, 0.0]
+    >>> z = impact_memory([-1e-4], [0.6], 1e-3, z)           # speeding up by 100 m/s^2
+    >>> round(float(z[0]), 6)                               # sqrt(0.36 + 2 100 1e-4)
+    0.616441
+    """
+    n = len(deltas)
+    speeds, last_rates, last_open, last_t = (memory[:n], memory[n:2 * n], memory[2 * n:3 * n],
+                                             memory[3 * n])
+    dt = t - last_t
+    new_speeds, opens = [], []
+    for k in range(n):
+        delta, rate = deltas[k], rates[k]
+        is_open = delta <= 0
+        change = ca.if_else(ca.logic_and(last_open[k] > 0, dt > 0),
+                            rate - last_rates[k], 0)
+        a = change / ca.fmax(dt, 1e-300)
+        at_closure = ca.sqrt(ca.fmax(rate**2 - 2 * a * delta, 0))
+        within = ca.fmin(ca.fmax(at_closure, ca.fmin(rate, rate + change)),
+                         ca.fmax(rate, rate + change))
+        new_speeds.append(ca.if_else(is_open, ca.fmax(within, 0), speeds[k]))
+        opens.append(ca.if_else(is_open, 1, 0))
+    return ca.vertcat(*new_speeds, *[rates[k] for k in range(n)], *opens, t)

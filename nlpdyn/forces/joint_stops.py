@@ -30,7 +30,7 @@ import numpy as np
 from ..checks import as_number, is_number
 from ..joints.base import check_unit
 from ..joints.ideal import Cylindrical, Prismatic, Revolute
-from .base import ForceElement, impact_memory
+from .base import ForceElement, impact_memory, impact_memory_size
 # the joint coordinate a stop measures, shared with friction
 from .joint_coordinates import (_rotation_xy, coordinate_wrenches, nominal_joint, rotation_rate,
                                 translation_rate)
@@ -71,8 +71,9 @@ class _JointStop(ForceElement):
 
     @property
     def history_size(self) -> int:
-        """2 (impact velocity at the lower and the upper stop) for laws that need it, else 0."""
-        return 2 if getattr(self.law, "needs_impact_velocity", False) else 0
+        """``impact_memory_size(2)`` for laws that need the impact speed (rows 0 and 1: at the
+        lower and the upper stop, see :func:`~nlpdyn.forces.base.impact_memory`), else 0."""
+        return impact_memory_size(2) if getattr(self.law, "needs_impact_velocity", False) else 0
 
     @property
     def ideal_joint(self):
@@ -298,7 +299,9 @@ class _JointStop(ForceElement):
     def next_history(self, states: list[BodyState], t: Symbolic | float,
                      history: Symbolic) -> Symbolic:
         delta, rate = self.penetrations(states), self.penetration_rates(states)
-        return ca.vertcat(*[impact_memory(delta[k], rate[k], history[k]) for k in range(2)])
+        if not self.history_size:
+            return history
+        return impact_memory([delta[0], delta[1]], [rate[0], rate[1]], t, history)
 
     def potential_terms(self, states: list[BodyState], t: Symbolic | float,
                         history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:

@@ -14,7 +14,7 @@ import casadi as ca
 
 from ..checks import number_problems, vector_problems
 from ..rotations import G_matrix
-from .base import ForceElement, impact_memory
+from .base import ForceElement, impact_memory, impact_memory_size
 from .law_base import ContactLaw
 from .bushing_laws import Blended
 
@@ -176,9 +176,11 @@ class PenaltyClearanceJoint(ForceElement):
 
     @property
     def history_size(self) -> int:
-        """One remembered impact speed per contact when a law needs it, else 0."""
+        """``impact_memory_size(n_contacts)`` when a law needs the impact speed (rows 0 ...
+        n_contacts - 1 are the remembered speeds, see :func:`~nlpdyn.forces.base.impact_memory`),
+        else 0."""
         needs = any(getattr(law, "needs_impact_velocity", False) for law in self._laws())
-        return self.n_contacts if needs else 0
+        return impact_memory_size(self.n_contacts) if needs else 0
 
     def _contacts(self, states):
         raise NotImplementedError
@@ -389,8 +391,9 @@ class PenaltyClearanceJoint(ForceElement):
             return history
         delta, normals, points = self._contacts(states)
         rates = self._rates(states, delta, normals, points)
-        return ca.vertcat(*[impact_memory(delta[k], rates[k], history[k])
-                            for k in range(self.n_contacts)])
+        n = self.n_contacts
+        return impact_memory([delta[k] for k in range(n)], [rates[k] for k in range(n)], t,
+                             history)
 
     def potential_terms(self, states: list[BodyState], t: Symbolic | float,
                         history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:

@@ -297,8 +297,8 @@ class PenaltyRevoluteClearance(PenaltyCylindricalClearance):
     >>> rod = s.add_body("rod", 1.0, (1e-3, 0.08, 0.08), position=(0.5, 0, 0))
     >>> el = PenaltyRevoluteClearance(s.ground, rod, (0, 0, 0), (0, 0, 1), 0.01, 1e-4, 0.02,
     ...                               1e-4, nd.LankaraniNikravesh(1e9, 1.5, 0.75), n_strips=2)
-    >>> el.n_contacts, el.history_size
-    (4, 4)
+    >>> el.n_contacts, el.history_size     # 4 impact speeds, 4 rates, 4 flags, a time
+    (4, 13)
     """
 
     kind = "penalty revolute clearance joint"

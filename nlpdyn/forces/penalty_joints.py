@@ -18,8 +18,9 @@ Conventions shared by all elements:
   two bodies' material points at x_k. For the geometries here (signed distances along n_k)
   this is the exact time derivative of delta_k, so the wrench is minus the gradient of the
   stored energy (virtual work).
-- laws with hysteresis damping (``needs_impact_velocity``) get one memory value per contact,
-  the impact speed, kept by :func:`~nlpdyn.forces.base.impact_memory`.
+- laws with hysteresis damping (``needs_impact_velocity``) remember per contact the impact
+  speed, with what it is estimated from (:func:`~nlpdyn.forces.base.impact_memory`: the
+  approach rate carried to the closure).
 - ``evaluation = "implicit"``: contact laws are stiff.
 
 Examples
@@ -32,7 +33,7 @@ Examples
 >>> ball = s.add_force(PenaltySphericalClearance(s.ground, rod, (0, 0, 0), 1e-4, law,
 ...                                              name="ball"))
 >>> ball.n_contacts, ball.history_size, ball.evaluation
-(1, 1, 'implicit')
+(1, 4, 'implicit')
 """
 from __future__ import annotations
 
