@@ -27,10 +27,17 @@ j ``--spread-step`` of itself (j = -N ... N, default step 1e-5), and prints the 
 the mean's difference from the reference h's with its standard error: where a run's own
 number does not converge (the steel bearing with 1 mm of play rattles: a change of 1e-6 in
 the crank speed moves its rocking's angle at 2 s by 12 %), the distribution does.
-``--t-end`` shortens the runs (default 5 s).
+``--t-end`` shortens the runs (default 5 s); ``--sustained-resolution`` sets that setting
+(default 0.5, the library's).
+
+The soft bearing with 1 mm of play, 2026-11-27 (``--only A --play 1 --spread 6
+--spread-step 2e-3 --h ... --t-end 2``): 0.693 / 0.676 / 0.665 / 0.649 / 0.636 turns at
+h = 1e-3 / 5e-4 / 2.5e-4 / 1.25e-4 / 6.25e-5; with ``--sustained-resolution 0.125``, h = 1e-3
+is within 0.3 % (docs/guide/case_studies.md).
 
     python benchmarks/penalty_crank_convergence.py [--quick] [--only B|A] [--bearing soft|steel]
-        [--h H [H ...]] [--law-scale S] [--jobs N] [--spread N [--spread-step S] [--t-end T] [--play MM]]
+        [--h H [H ...]] [--law-scale S] [--jobs N] [--spread N [--spread-step S] [--t-end T] [--play MM]
+        [--sustained-resolution R]]
 """
 from __future__ import annotations
 
@@ -53,7 +60,8 @@ RUNS = [(1e-3, "resolved"), (1e-3, "at h"), (2.5e-4, "resolved"), (1.25e-4, "res
         (1e-3, "rtol 1e-2"), (6.25e-5, "resolved")]
 
 
-def measure(joint, clearance, h, mode, bearing="soft", law_scale=None, t_end=5.0, speed=0.0):
+def measure(joint, clearance, h, mode, bearing="soft", law_scale=None, t_end=5.0, speed=0.0,
+            sustained_resolution=0.5):
     import nlpdyn as nd
     from problems import slider_crank as sc
     key = "spherical_clearance" if joint == "B" else "revolute_clearance"
@@ -69,6 +77,7 @@ def measure(joint, clearance, h, mode, bearing="soft", law_scale=None, t_end=5.0
                               progress=False)
         else:
             res = nd.simulate(system, t_end, h=h, progress=False,
+                              sustained_resolution=sustained_resolution,
                               **({} if mode == "resolved" else {"contact_resolution": None}))
     angle = sc.crank_angle(res)
     return {"ok": bool(res.success), "turns": sc.turns(res),
@@ -103,6 +112,8 @@ def main():
     parser.add_argument("--t-end", type=float, default=5.0,
                         help="each run's length with --spread (s)")
     parser.add_argument("--play", type=float, help="only the cases with this play (mm)")
+    parser.add_argument("--sustained-resolution", type=float, default=0.5,
+                        help="StepperSettings.sustained_resolution of the --spread runs")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
@@ -146,8 +157,8 @@ def spread(args, steps):
     for joint, c in CASES:
         if args.only and joint != args.only or args.play is not None and c != args.play * 1e-3:
             continue
-        jobs = [(joint, c, h, "resolved", args.bearing, args.law_scale, args.t_end, k)
-                for h in steps for k in speeds]
+        jobs = [(joint, c, h, "resolved", args.bearing, args.law_scale, args.t_end, k,
+                 args.sustained_resolution) for h in steps for k in speeds]
         with ThreadPoolExecutor(args.jobs) as pool:
             results = dict(zip(jobs, pool.map(_run, jobs)))
         most = {h: np.array([results[job]["most"] for job in jobs if job[2] == h]) for h in steps}
