@@ -23,12 +23,13 @@ iterations after slow re-closures for a diverging force, the 1 mm runs reach 5 s
 0.508 / 0.490 turns at h = 1e-3 / 5e-4 / 2.5e-4 (2026-11-27, one run each, 1.5-1.6e5 steps).
 
 ``--spread N`` runs each case at each h 2 N + 1 times, the initial crank speed changed by
-j ``--spread-step`` of itself (j = -N ... N, default step 1e-5), and prints the most turns' mean, spread and range per h and
-the mean's difference from the reference h's with its standard error: where a run's own
-number does not converge (the steel bearing with 1 mm of play rattles: a change of 1e-6 in
-the crank speed moves its rocking's angle at 2 s by 12 %), the distribution does.
+j ``--spread-step`` of itself (j = -N ... N, default step 1e-5), and prints the most turns'
+mean, spread and range per h and the mean's difference from the reference h's with its
+standard error: where a run's own number does not converge (the steel bearing with 1 mm of
+play rattles: a change of 1e-6 in the crank speed moves its rocking's angle at 2 s by 12 %),
+the distribution does.
 ``--t-end`` shortens the runs (default 5 s); ``--sustained-resolution`` sets that setting
-(default 0.5, the library's).
+(default: the library's).
 
 The soft bearing with 1 mm of play, 2026-11-27 (``--only A --play 1 --spread 6
 --spread-step 2e-3 --h ... --t-end 2``): 0.693 / 0.676 / 0.665 / 0.649 / 0.636 turns at
@@ -36,8 +37,8 @@ h = 1e-3 / 5e-4 / 2.5e-4 / 1.25e-4 / 6.25e-5; with ``--sustained-resolution 0.12
 is within 0.3 % (docs/guide/case_studies.md).
 
     python benchmarks/penalty_crank_convergence.py [--quick] [--only B|A] [--bearing soft|steel]
-        [--h H [H ...]] [--law-scale S] [--jobs N] [--spread N [--spread-step S] [--t-end T] [--play MM]
-        [--sustained-resolution R]]
+        [--h H [H ...]] [--law-scale S] [--jobs N] [--spread N [--spread-step S] [--t-end T]
+        [--play MM] [--sustained-resolution R]]
 """
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ RUNS = [(1e-3, "resolved"), (1e-3, "at h"), (2.5e-4, "resolved"), (1.25e-4, "res
 
 
 def measure(joint, clearance, h, mode, bearing="soft", law_scale=None, t_end=5.0, speed=0.0,
-            sustained_resolution=0.5):
+            sustained_resolution=None):
     import nlpdyn as nd
     from problems import slider_crank as sc
     key = "spherical_clearance" if joint == "B" else "revolute_clearance"
@@ -76,9 +77,10 @@ def measure(joint, clearance, h, mode, bearing="soft", law_scale=None, t_end=5.0
             res = nd.simulate(system, t_end, h=(1e-7, h), rtol=float(mode.split()[1]),
                               progress=False)
         else:
-            res = nd.simulate(system, t_end, h=h, progress=False,
-                              sustained_resolution=sustained_resolution,
-                              **({} if mode == "resolved" else {"contact_resolution": None}))
+            settings = {} if mode == "resolved" else {"contact_resolution": None}
+            if sustained_resolution is not None:
+                settings["sustained_resolution"] = sustained_resolution
+            res = nd.simulate(system, t_end, h=h, progress=False, **settings)
     angle = sc.crank_angle(res)
     return {"ok": bool(res.success), "turns": sc.turns(res),
             "most": float((angle.max() - angle[0]) / (2 * np.pi)),
@@ -112,8 +114,9 @@ def main():
     parser.add_argument("--t-end", type=float, default=5.0,
                         help="each run's length with --spread (s)")
     parser.add_argument("--play", type=float, help="only the cases with this play (mm)")
-    parser.add_argument("--sustained-resolution", type=float, default=0.5,
-                        help="StepperSettings.sustained_resolution of the --spread runs")
+    parser.add_argument("--sustained-resolution", type=float,
+                        help="StepperSettings.sustained_resolution of the --spread runs "
+                             "(default: the library's)")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:

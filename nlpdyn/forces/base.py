@@ -329,7 +329,7 @@ def impact_memory(deltas, rates, t, memory):
 
     Parameters
     ----------
-    deltas, rates : sequence of CasADi scalars
+    deltas, rates : CasADi column, shape (n,)
         Per contact the penetration (negative while open) and its rate, at the end of the
         step.
     t : float or CasADi scalar
@@ -344,27 +344,22 @@ def impact_memory(deltas, rates, t, memory):
     Examples
     --------
     >>> import casadi as ca
-    >>> z = impact_memory([-1e-3], [0.5], 0.0, ca.DM.zeros(4))      # a first reading
+    >>> z = impact_memory(ca.DM([-1e-3]), ca.DM([0.5]), 0.0, ca.DM.zeros(4))   # a first reading
     >>> [round(float(x), 9) for x in z.nonzeros()]
     [0.5, 0.5, 1.0, 0.0]
-    >>> z = impact_memory([-1e-4], [0.6], 1e-3, z)           # speeding up by 100 m/s^2
+    >>> z = impact_memory(ca.DM([-1e-4]), ca.DM([0.6]), 1e-3, z)   # speeding up by 100 m/s^2
     >>> round(float(z[0]), 6)                               # sqrt(0.36 + 2 100 1e-4)
     0.616441
     """
-    n = len(deltas)
+    n = deltas.numel()
     speeds, last_rates, last_open, last_t = (memory[:n], memory[n:2 * n], memory[2 * n:3 * n],
                                              memory[3 * n])
     dt = t - last_t
-    new_speeds, opens = [], []
-    for k in range(n):
-        delta, rate = deltas[k], rates[k]
-        is_open = delta <= 0
-        change = ca.if_else(ca.logic_and(last_open[k] > 0, dt > 0),
-                            rate - last_rates[k], 0)
-        a = change / ca.fmax(dt, 1e-300)
-        at_closure = ca.sqrt(ca.fmax(rate**2 - 2 * a * delta, 0))
-        within = ca.fmin(ca.fmax(at_closure, ca.fmin(rate, rate + change)),
-                         ca.fmax(rate, rate + change))
-        new_speeds.append(ca.if_else(is_open, ca.fmax(within, 0), speeds[k]))
-        opens.append(ca.if_else(is_open, 1, 0))
-    return ca.vertcat(*new_speeds, *[rates[k] for k in range(n)], *opens, t)
+    is_open = deltas <= 0
+    change = ca.if_else(dt > 0, (last_open > 0) * (rates - last_rates), 0)
+    a = change / ca.fmax(dt, 1e-300)
+    at_closure = ca.sqrt(ca.fmax(rates**2 - 2 * a * deltas, 0))
+    within = ca.fmin(ca.fmax(at_closure, ca.fmin(rates, rates + change)),
+                     ca.fmax(rates, rates + change))
+    new_speeds = ca.if_else(is_open, ca.fmax(within, 0), speeds)
+    return ca.vertcat(new_speeds, rates, is_open, t)

@@ -298,10 +298,10 @@ class _JointStop(ForceElement):
 
     def next_history(self, states: list[BodyState], t: Symbolic | float,
                      history: Symbolic) -> Symbolic:
-        delta, rate = self.penetrations(states), self.penetration_rates(states)
         if not self.history_size:
             return history
-        return impact_memory([delta[0], delta[1]], [rate[0], rate[1]], t, history)
+        return impact_memory(self.penetrations(states), self.penetration_rates(states), t,
+                             history)
 
     def potential_terms(self, states: list[BodyState], t: Symbolic | float,
                         history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:

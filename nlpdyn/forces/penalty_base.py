@@ -391,9 +391,7 @@ class PenaltyClearanceJoint(ForceElement):
             return history
         delta, normals, points = self._contacts(states)
         rates = self._rates(states, delta, normals, points)
-        n = self.n_contacts
-        return impact_memory([delta[k] for k in range(n)], [rates[k] for k in range(n)], t,
-                             history)
+        return impact_memory(delta, rates, t, history)
 
     def potential_terms(self, states: list[BodyState], t: Symbolic | float,
                         history: Symbolic | None = None) -> list[tuple[Symbolic, Law1D]]:
