@@ -28,17 +28,18 @@ mean, spread and range per h and the mean's difference from the reference h's wi
 standard error: where a run's own number does not converge (the steel bearing with 1 mm of
 play rattles: a change of 1e-6 in the crank speed moves its rocking's angle at 2 s by 12 %),
 the distribution does.
-``--t-end`` shortens the runs (default 5 s); ``--sustained-resolution`` sets that setting
-(default: the library's).
+``--t-end`` shortens the runs (default 5 s); ``--sustained-resolution`` and
+``--settling-resolution`` (a number or none) set those settings (default: the library's).
 
 The soft bearing with 1 mm of play, 2026-11-27 (``--only A --play 1 --spread 6
---spread-step 2e-3 --h ... --t-end 2``): 0.693 / 0.676 / 0.665 / 0.649 / 0.636 turns at
-h = 1e-3 / 5e-4 / 2.5e-4 / 1.25e-4 / 6.25e-5; with ``--sustained-resolution 0.125``, h = 1e-3
-is within 0.3 % (docs/guide/case_studies.md).
+--spread-step 2e-3 --h ... --t-end 2``): 0.634 / 0.629 / 0.635 / 0.644 / 0.628 turns at
+h = 1e-3 / 5e-4 / 2.5e-4 / 1.25e-4 / 6.25e-5; with ``--settling-resolution none`` (every
+sustained contact at ``sustained_resolution``) 0.693 / ... / 0.636, +8.9 % at h = 1e-3
+(docs/guide/case_studies.md).
 
     python benchmarks/penalty_crank_convergence.py [--quick] [--only B|A] [--bearing soft|steel]
         [--h H [H ...]] [--law-scale S] [--jobs N] [--spread N [--spread-step S] [--t-end T]
-        [--play MM] [--sustained-resolution R]]
+        [--play MM] [--sustained-resolution R] [--settling-resolution R|none]]
 """
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ RUNS = [(1e-3, "resolved"), (1e-3, "at h"), (2.5e-4, "resolved"), (1.25e-4, "res
 
 
 def measure(joint, clearance, h, mode, bearing="soft", law_scale=None, t_end=5.0, speed=0.0,
-            sustained_resolution=None):
+            settings=None):
     import nlpdyn as nd
     from problems import slider_crank as sc
     key = "spherical_clearance" if joint == "B" else "revolute_clearance"
@@ -77,16 +78,20 @@ def measure(joint, clearance, h, mode, bearing="soft", law_scale=None, t_end=5.0
             res = nd.simulate(system, t_end, h=(1e-7, h), rtol=float(mode.split()[1]),
                               progress=False)
         else:
-            settings = {} if mode == "resolved" else {"contact_resolution": None}
-            if sustained_resolution is not None:
-                settings["sustained_resolution"] = sustained_resolution
-            res = nd.simulate(system, t_end, h=h, progress=False, **settings)
+            given = dict(settings or {})
+            if mode != "resolved":
+                given["contact_resolution"] = None
+            res = nd.simulate(system, t_end, h=h, progress=False, **given)
     angle = sc.crank_angle(res)
     return {"ok": bool(res.success), "turns": sc.turns(res),
             "most": float((angle.max() - angle[0]) / (2 * np.pi)),
             "angle": [float(np.interp(t, res.t, angle)) for t in (1.0, 2.0, 3.0)],
             "end": float(res.t[-1]),
             "steps": len(res.t) - 1, "cpu": time.process_time() - tic}
+
+
+def _resolution(text):
+    return "none" if text.lower() == "none" else float(text)
 
 
 def _run(args):
@@ -117,6 +122,9 @@ def main():
     parser.add_argument("--sustained-resolution", type=float,
                         help="StepperSettings.sustained_resolution of the --spread runs "
                              "(default: the library's)")
+    parser.add_argument("--settling-resolution", type=_resolution,
+                        help="StepperSettings.settling_resolution of the --spread runs, a "
+                             "number or none (default: the library's)")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
@@ -160,16 +168,21 @@ def spread(args, steps):
     for joint, c in CASES:
         if args.only and joint != args.only or args.play is not None and c != args.play * 1e-3:
             continue
+        settings = {name: getattr(args, name) for name in ("sustained_resolution",
+                                                           "settling_resolution")
+                    if getattr(args, name) is not None}
+        settings = {name: None if value == "none" else value for name, value in settings.items()}
         jobs = [(joint, c, h, "resolved", args.bearing, args.law_scale, args.t_end, k,
-                 args.sustained_resolution) for h in steps for k in speeds]
+                 settings) for h in steps for k in speeds]
         with ThreadPoolExecutor(args.jobs) as pool:
-            results = dict(zip(jobs, pool.map(_run, jobs)))
-        most = {h: np.array([results[job]["most"] for job in jobs if job[2] == h]) for h in steps}
+            results = list(pool.map(_run, jobs))
+        per_h = {h: [r for job, r in zip(jobs, results) if job[2] == h] for h in steps}
+        most = {h: np.array([r["most"] for r in per_h[h]]) for h in steps}
         ref = most[steps[-1]]
         for h in steps:
             m = most[h]
-            cpu = np.mean([results[job]["cpu"] for job in jobs if job[2] == h])
-            failed = sum(not results[job]["ok"] for job in jobs if job[2] == h)
+            cpu = np.mean([r["cpu"] for r in per_h[h]])
+            failed = sum(not r["ok"] for r in per_h[h])
             error = np.hypot(m.std(ddof=1) / np.sqrt(len(m)), ref.std(ddof=1) / np.sqrt(len(ref)))
             print(f"{joint:>5} {c * 1e3:4.0f}mm {h:9.3g} {len(m):5d} {m.mean():10.4f} "
                   f"{m.std(ddof=1):7.4f} {m.min():6.3f}-{m.max():6.3f} "

@@ -47,13 +47,16 @@ class _ImpactResolution:
         if not stiffness.any():
             return 0.0, -1, 0.0, False
         stored_omega_h = 2.0 * np.sqrt(np.maximum(stiffness, 0.0))
-        since = self.t - self._closed_since
-        impact = ~(since * stored_omega_h >= 2 * np.pi * h)        # NaN: closes now
+        periods = (self.t - self._closed_since) * stored_omega_h / (2 * np.pi * h)
+        impact = ~(periods >= 1)        # NaN: closes now
         # an impact loads along its laws' loading branch (``ContactLaw.loading_stiffness_
-        # ratio``); a sustained contact is measured against sustained_resolution
+        # ratio``); a sustained contact is measured against settling_resolution, then
+        # sustained_resolution
         true_omega_h = np.where(impact, stored_omega_h * implicit.loading_omega_ratio,
                                 stored_omega_h)
-        omega_h = np.where(impact, true_omega_h, true_omega_h * self._sustained_scale)
+        scale = np.where(periods < self.settings.settling_periods, self._settling_scale,
+                         self._sustained_scale)
+        omega_h = np.where(impact, true_omega_h, true_omega_h * scale)
         i = int(np.argmax(omega_h))
         return float(omega_h[i]), i, float(true_omega_h[i]), bool(impact[i])
 

@@ -178,8 +178,10 @@ class Stepper(_StepperState, _StepControl, _ImpactResolution, _StepSolves, _Midp
                                  and self.solver in ("direct", "qp")
                                  and control not in ("nlp", "error"))
         sustained, limit = settings.sustained_resolution, settings.contact_resolution
+        settling = settings.settling_resolution or sustained
         self._sustained_scale = (0.0 if sustained is None or limit is None
                                  else limit / sustained)
+        self._settling_scale = 0.0 if settling is None or limit is None else limit / settling
 
     def _warn_linearisation(self, clearances):
         """Linearised gaps alone (no gap iterations, no projection) penetrate by about

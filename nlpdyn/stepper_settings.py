@@ -242,10 +242,10 @@ class StepperSettings:
     bodies held by joints), in an impact that of its laws' loading branch where it is stiffer
     (``ContactLaw.loading_stiffness_ratio``: the modified Kelvin-Voigt law loads along K delta
     and stores c_e K delta^2 / 2). A contact closed longer is sustained: its slow loads are
-    carried at any h, and it is stepped at up to ``sustained_resolution``. None: every step at
-    h; an unresolved impact's outcome (its loss, its duration) then depends on h, and a run with
-    omega h above 1 says so. With ``rtol`` the error estimate chooses h through impacts
-    instead."""
+    carried at any h, and it is stepped at up to ``settling_resolution`` while it settles, then
+    at up to ``sustained_resolution``. None: every step at h; an unresolved impact's outcome
+    (its loss, its duration) then depends on h, and a run with omega h above 1 says so. With
+    ``rtol`` the error estimate chooses h through impacts instead."""
     sustained_resolution: float | None = 0.5
     """Largest omega h of a sustained contact (closed for longer than its first period, see
     ``contact_resolution``), down to h / ``contact_substeps`` as there. The energy-consistent
@@ -258,9 +258,27 @@ class StepperSettings:
     "Sustained contact"). Where the contact's compliance is the motion (a soft bearing in
     which the crank rocks), that frequency is the motion's: on docs/CASES.md #5's soft
     bearing with 1 mm of play, 0.125 brings h = 1e-3 within 0.3 % of the converged motion
-    (0.5: 9 % off) for 2.6 times the steps. None: taken at h (Newton's iterations may then
-    fail on a stiff one); larger values make long sustained contacts cheaper and rattling
-    less accurate. Used only with ``contact_resolution``."""
+    (0.5: 9 % off) for 3.3 times the steps; ``settling_resolution`` gets within 1 % for 1.4
+    times, stepping only the first ``settling_periods`` after each closure that finely. None:
+    taken at h once settled (Newton's iterations may then fail on a stiff one); larger values
+    make long sustained contacts cheaper. Used only with ``contact_resolution``."""
+    settling_resolution: float | None = 0.125
+    """Largest omega h of a sustained contact during its first ``settling_periods`` periods
+    2 pi / omega after it closed, while the vibration its closure started has not died out. A
+    joint that rattles re-opens in that time, at the vibration's phase, so its next bounce
+    depends on how well that vibration was stepped (the midpoint rule's frequency
+    2 atan(omega h / 2) / h: 0.1 % low at 0.125, 0.3 % at 1.5 times it, the longest step
+    kept). On docs/CASES.md #5's soft bearing with 1 mm of play the crank rocks 9 % too far
+    at h = 1e-3 with every sustained contact at ``sustained_resolution`` 0.5, and within 1 %
+    with the first 30 periods after each closure at 0.125, for 1.4 times the steps (3.3 with
+    ``sustained_resolution=0.125`` throughout). A joint without play, closed from the start,
+    settles once; one that re-closes every period keeps settling. None: as
+    ``sustained_resolution``. Used only with ``contact_resolution``."""
+    settling_periods: float = 30.0
+    """Periods 2 pi / omega of a contact's vibration after it closed during which it is
+    stepped at ``settling_resolution`` (the first of them is its impact, at
+    ``contact_resolution``). On the soft bearing above, 10 and 20 left the crank 7 % and 5 %
+    too far; 30 and 60 within 1 %."""
     contact_substeps: int = 256
     """The most steps ``contact_resolution`` makes of one step of the fixed h (of h_max): at
     h = 1e-3 impacts up to omega = 6.4e4 rad/s are resolved (seed 001's steel bearing with
@@ -316,10 +334,14 @@ class StepperSettings:
                                                         and self.contact_resolution > 0):
             problems.append(f"contact_resolution must be None or > 0 (omega h, a finite "
                             f"number), got {self.contact_resolution!r}")
-        if self.sustained_resolution is not None and not (
-                is_number(self.sustained_resolution) and self.sustained_resolution > 0):
-            problems.append(f"sustained_resolution must be None or > 0 (omega h, a finite "
-                            f"number), got {self.sustained_resolution!r}")
+        for name in ("sustained_resolution", "settling_resolution"):
+            value = getattr(self, name)
+            if value is not None and not (is_number(value) and value > 0):
+                problems.append(f"{name} must be None or > 0 (omega h, a finite number), "
+                                f"got {value!r}")
+        if not (is_number(self.settling_periods) and self.settling_periods >= 1):
+            problems.append(f"settling_periods must be >= 1 (periods, a finite number), got "
+                            f"{self.settling_periods!r}")
         if self.max_penetration is not None and not (is_number(self.max_penetration)
                                                      and self.max_penetration > 0):
             problems.append(f"max_penetration must be None or > 0 (m, a finite number), got "
