@@ -336,13 +336,15 @@ axes[0, 0].legend(fontsize=7);
 #   2026-11-27; the reference is h = 6.25e-5): K = 5e6 rings at ~1500 rad/s under the crank's
 #   loads (a contact period of ~4 ms). The ball joint B's crank angle is within 0.3 % of the
 #   reference at 3 s with no play, and within 1.6 % with 1 mm of play, at every h from 1e-3
-#   down. With 1 mm of play the ball rattles and its hysteresis stalls the crank after
-#   4.80 / 4.88 / 4.83 turns at h = 1e-3 / 2.5e-4 / 1.25e-4 (reference 4.84). That holds
-#   because sustained contacts are stepped at omega h <= 0.5 (`sustained_resolution`): at up
-#   to 1.5, the ball's vibration was stepped 14 % slow, it re-opened at the wrong phase, and
-#   the 1e-3 run stalled a turn early (3.17 turns). Changing the initial crank speed by 1e-4
-#   or 1e-3 of itself moves where it stalls by under 0.01 turns (h = 1.25e-4): the stall is
-#   the mechanism's, not chance.
+#   down. With 1 mm of play the ball rattles and its hysteresis stalls the crank: after
+#   4.95-4.97 turns at h = 6.25e-5 over 7 initial crank speeds changed by up to 0.6 % of
+#   themselves. At h = 1e-3 and 2.5e-4 the stall is not converged: it is a threshold
+#   (whether the crank clears one more turn) that these h shift, and some speeds stall a
+#   turn late (mean of the 7: 5.52 / 5.24 turns; `--only B --play 1 --spread 3
+#   --spread-step 2e-3 --h 1e-3 2.5e-4 6.25e-5`, case studies guide). Its crank angle at 2 s
+#   converges. With the ball's vibration stepped at omega h up to 1.5 (before
+#   `sustained_resolution`), it re-opened at the wrong phase, and the 1e-3 run stalled a
+#   turn early (3.17 turns).
 #   Revolute joint A on the `"steel"` data with 1 mm of play stalls within its first turn
 #   and rocks. Its rattle is chaotic: a change of 1e-6 in the initial crank speed moves the
 #   rocking's angle at 2 s by 12 %, so one run's number does not converge, but their
