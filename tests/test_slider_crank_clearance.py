@@ -169,13 +169,18 @@ def test_penalty_revolute_with_1mm_play_runs_at_the_default_settings():
 
 
 @pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="issue 21: B's stall at h = 1e-3 is a threshold the "
+                   "discretisation shifts: a turn late at this crank speed (5.95 against 4.94)")
 def test_penalty_ball_joint_with_play_stalls_where_the_converged_run_does():
     """Ball joint B as a penalty joint with 1 mm of play (Lankarani-Nikravesh): the ball
-    rattles, and its losses stall the crank after about five turns. At h = 1e-3 the crank
-    reaches within 3 % of the turns it reaches at h = 1.25e-4, where every contact is
-    resolved (omega h ~ 0.4): its sustained contacts are stepped at omega h <= 0.75
-    (``sustained_resolution``). Stepped at up to 1.5, the ball re-opened at the wrong phase
-    of its vibration and the crank stalled a turn early (3.98 against 4.95 turns)."""
+    rattles, and its losses stall the crank after about five turns (4.95-4.97 at
+    h = 6.25e-5 over 7 crank speeds changed by up to 0.6 %). At h = 1e-3 the crank should
+    reach within 3 % of the turns it reaches at h = 1.25e-4, where every contact is
+    resolved (omega h ~ 0.2). It does not: whether the crank clears one more turn is a
+    threshold that h = 1e-3 shifts, and at this speed it stalls a turn late (some other
+    speeds a turn early, with or without ``settling_resolution``; docs/guide/
+    case_studies.md). Stepped at up to 1.5, the ball re-opened at the wrong phase of its
+    vibration and the crank stalled a turn early (3.98 against 4.95 turns)."""
     def largest_turns(h):
         res = nd.simulate(slider_crank.build(spherical_clearance=1e-3, model="penalty"),
                           t_end=5.0, h=h, progress=False)
