@@ -165,13 +165,12 @@ def spread(args, steps):
     print(f"{'joint':>5} {'play':>6} {'h':>9} {'runs':>5} {'most turns':>10} {'spread':>7} "
           f"{'range':>13} {'vs ref':>8} {'+-':>6} {'CPU s':>7}")
     speeds = [j * args.spread_step for j in range(-args.spread, args.spread + 1)]
+    given = {name: getattr(args, name) for name in ("sustained_resolution", "settling_resolution")}
+    settings = {name: None if value == "none" else value for name, value in given.items()
+                if value is not None}
     for joint, c in CASES:
         if args.only and joint != args.only or args.play is not None and c != args.play * 1e-3:
             continue
-        settings = {name: getattr(args, name) for name in ("sustained_resolution",
-                                                           "settling_resolution")
-                    if getattr(args, name) is not None}
-        settings = {name: None if value == "none" else value for name, value in settings.items()}
         jobs = [(joint, c, h, "resolved", args.bearing, args.law_scale, args.t_end, k,
                  settings) for h in steps for k in speeds]
         with ThreadPoolExecutor(args.jobs) as pool:

@@ -177,11 +177,13 @@ class Stepper(_StepperState, _StepControl, _ImpactResolution, _StepSolves, _Midp
                                  and bool(self.program.implicit.contacts)
                                  and self.solver in ("direct", "qp")
                                  and control not in ("nlp", "error"))
-        sustained, limit = settings.sustained_resolution, settings.contact_resolution
-        settling = settings.settling_resolution or sustained
-        self._sustained_scale = (0.0 if sustained is None or limit is None
-                                 else limit / sustained)
-        self._settling_scale = 0.0 if settling is None or limit is None else limit / settling
+        # omega h against contact_resolution's limit: 0 where not judged (None)
+        limit = settings.contact_resolution
+        sustained = settings.sustained_resolution
+        settling = (sustained if settings.settling_resolution is None
+                    else settings.settling_resolution)
+        self._sustained_scale, self._settling_scale = (
+            0.0 if r is None or limit is None else limit / r for r in (sustained, settling))
 
     def _warn_linearisation(self, clearances):
         """Linearised gaps alone (no gap iterations, no projection) penetrate by about

@@ -330,11 +330,7 @@ class StepperSettings:
         for name in ("tie_break", "complementarity_eps"):
             if not (is_number(getattr(self, name)) and getattr(self, name) >= 0):
                 problems.append(f"{name} must be >= 0 (a finite number), got {getattr(self, name)!r}")
-        if self.contact_resolution is not None and not (is_number(self.contact_resolution)
-                                                        and self.contact_resolution > 0):
-            problems.append(f"contact_resolution must be None or > 0 (omega h, a finite "
-                            f"number), got {self.contact_resolution!r}")
-        for name in ("sustained_resolution", "settling_resolution"):
+        for name in ("contact_resolution", "sustained_resolution", "settling_resolution"):
             value = getattr(self, name)
             if value is not None and not (is_number(value) and value > 0):
                 problems.append(f"{name} must be None or > 0 (omega h, a finite number), "
