@@ -28,18 +28,27 @@ mean, spread and range per h and the mean's difference from the reference h's wi
 standard error: where a run's own number does not converge (the steel bearing with 1 mm of
 play rattles: a change of 1e-6 in the crank speed moves its rocking's angle at 2 s by 12 %),
 the distribution does.
-``--t-end`` shortens the runs (default 5 s); ``--sustained-resolution`` and
-``--settling-resolution`` (a number or none) set those settings (default: the library's).
+It prints the energy (kinetic, gravity's and stored) when the crank first turns by 9 pi, the
+mean and its standard error, and the steps per run. ``--rtol R`` adds runs with h chosen by
+error control (h within 1e-7 and the largest ``--h``) before the reference.
+``--t-end`` shortens the runs (default 5 s); ``--contact-resolution``,
+``--sustained-resolution`` and ``--settling-resolution`` (a number or none) set those
+settings (default: the library's).
 
 The soft bearing with 1 mm of play, 2026-11-27 (``--only A --play 1 --spread 6
 --spread-step 2e-3 --h ... --t-end 2``): 0.634 / 0.629 / 0.635 / 0.644 / 0.628 turns at
 h = 1e-3 / 5e-4 / 2.5e-4 / 1.25e-4 / 6.25e-5; with ``--settling-resolution none`` (every
 sustained contact at ``sustained_resolution``) 0.693 / ... / 0.636, +8.9 % at h = 1e-3
 (docs/guide/case_studies.md).
+The ball joint B with 1 mm of play, 2026-11-27 (``--only B --play 1 --spread 3
+--spread-step 2e-3 --h 1e-3 5e-4 2.5e-4 1.25e-4 6.25e-5``): most turns 5.52 / 4.82 / 5.24 /
+5.11 / 4.96 (4, 1, 2, 1 and 0 of 7 a turn off), the energy at 9 pi 0.6831 / - / 0.6812 /
+0.6841 / 0.6785 J (docs/guide/case_studies.md).
 
     python benchmarks/penalty_crank_convergence.py [--quick] [--only B|A] [--bearing soft|steel]
         [--h H [H ...]] [--law-scale S] [--jobs N] [--spread N [--spread-step S] [--t-end T]
-        [--play MM] [--sustained-resolution R] [--settling-resolution R|none]]
+        [--play MM] [--rtol R] [--contact-resolution R] [--sustained-resolution R]
+        [--settling-resolution R|none]]
 """
 from __future__ import annotations
 
@@ -84,10 +93,22 @@ def measure(joint, clearance, h, mode, bearing="soft", law_scale=None, t_end=5.0
             res = nd.simulate(system, t_end, h=h, progress=False, **given)
     angle = sc.crank_angle(res)
     return {"ok": bool(res.success), "turns": sc.turns(res),
+            "energy": _energy_at_half_turns(res, angle - angle[0], 9),
             "most": float((angle.max() - angle[0]) / (2 * np.pi)),
             "angle": [float(np.interp(t, res.t, angle)) for t in (1.0, 2.0, 3.0)],
             "end": float(res.t[-1]),
             "steps": len(res.t) - 1, "cpu": time.process_time() - tic}
+
+
+def _energy_at_half_turns(res, angle, k):
+    """The mechanical energy (kinetic, gravity's and the elements' stored, J) when the crank
+    first turns by k pi; NaN if it never does."""
+    reached = np.flatnonzero(angle >= k * np.pi)
+    if not reached.size:
+        return float("nan")
+    ledger = res.energy_ledger()
+    energy = (ledger["kinetic"] + ledger["gravity"] + ledger.filter(like="stored:").sum(axis=1))
+    return float(np.interp(res.t[reached[0]], ledger.index, energy))
 
 
 def _resolution(text):
@@ -119,6 +140,12 @@ def main():
     parser.add_argument("--t-end", type=float, default=5.0,
                         help="each run's length with --spread (s)")
     parser.add_argument("--play", type=float, help="only the cases with this play (mm)")
+    parser.add_argument("--rtol", type=float,
+                        help="with --spread, also runs with h chosen by error control at this "
+                             "rtol, h within (1e-7, the largest --h)")
+    parser.add_argument("--contact-resolution", type=float,
+                        help="StepperSettings.contact_resolution of the --spread runs "
+                             "(default: the library's)")
     parser.add_argument("--sustained-resolution", type=float,
                         help="StepperSettings.sustained_resolution of the --spread runs "
                              "(default: the library's)")
@@ -163,30 +190,41 @@ def spread(args, steps):
     """``--spread``: the most turns' distribution per case and h over the changed crank
     speeds, against the last h's."""
     print(f"{'joint':>5} {'play':>6} {'h':>9} {'runs':>5} {'most turns':>10} {'spread':>7} "
-          f"{'range':>13} {'vs ref':>8} {'+-':>6} {'CPU s':>7}")
+          f"{'range':>13} {'vs ref':>8} {'+-':>6} {'E 9 pi J':>9} {'+-':>7} {'steps':>6} "
+          f"{'CPU s':>7}")
     speeds = [j * args.spread_step for j in range(-args.spread, args.spread + 1)]
-    given = {name: getattr(args, name) for name in ("sustained_resolution", "settling_resolution")}
+    given = {name: getattr(args, name) for name in ("contact_resolution", "sustained_resolution",
+                                                    "settling_resolution")}
     settings = {name: None if value == "none" else value for name, value in given.items()
                 if value is not None}
     for joint, c in CASES:
         if args.only and joint != args.only or args.play is not None and c != args.play * 1e-3:
             continue
-        jobs = [(joint, c, h, "resolved", args.bearing, args.law_scale, args.t_end, k,
-                 settings) for h in steps for k in speeds]
+        rows = [(h, "resolved") for h in steps]
+        if args.rtol is not None:
+            rows.insert(-1, (max(steps), f"rtol {args.rtol:g}"))
+        jobs = [(joint, c, h, mode, args.bearing, args.law_scale, args.t_end, k, settings)
+                for h, mode in rows for k in speeds]
         with ThreadPoolExecutor(args.jobs) as pool:
             results = list(pool.map(_run, jobs))
-        per_h = {h: [r for job, r in zip(jobs, results) if job[2] == h] for h in steps}
-        most = {h: np.array([r["most"] for r in per_h[h]]) for h in steps}
-        ref = most[steps[-1]]
-        for h in steps:
-            m = most[h]
-            cpu = np.mean([r["cpu"] for r in per_h[h]])
-            failed = sum(not r["ok"] for r in per_h[h])
+        per_row = {row: [r for job, r in zip(jobs, results) if job[2:4] == row]
+                   for row in rows}
+        most = {row: np.array([r["most"] for r in per_row[row]]) for row in rows}
+        ref = most[rows[-1]]
+        for row in rows:
+            m = most[row]
+            cpu = np.mean([r["cpu"] for r in per_row[row]])
+            failed = sum(not r["ok"] for r in per_row[row])
             error = np.hypot(m.std(ddof=1) / np.sqrt(len(m)), ref.std(ddof=1) / np.sqrt(len(ref)))
-            print(f"{joint:>5} {c * 1e3:4.0f}mm {h:9.3g} {len(m):5d} {m.mean():10.4f} "
+            label = row[1] if row[1] != "resolved" else f"{row[0]:.3g}"
+            energy = np.array([r["energy"] for r in per_row[row]])
+            steps_taken = np.mean([r["steps"] for r in per_row[row]])
+            print(f"{joint:>5} {c * 1e3:4.0f}mm {label:>9} {len(m):5d} {m.mean():10.4f} "
                   f"{m.std(ddof=1):7.4f} {m.min():6.3f}-{m.max():6.3f} "
                   f"{(m.mean() - ref.mean()) / ref.mean():+8.2%} {error / ref.mean():6.2%} "
-                  f"{cpu:7.1f}" + (f"  ({failed} failed)" if failed else ""), flush=True)
+                  f"{energy.mean():9.4f} {energy.std(ddof=1) / np.sqrt(len(energy)):7.4f} "
+                  f"{steps_taken:6.0f} {cpu:7.1f}" + (f"  ({failed} failed)" if failed else ""),
+                  flush=True)
 
 
 if __name__ == "__main__":
