@@ -143,15 +143,11 @@ def main():
     parser.add_argument("--rtol", type=float,
                         help="with --spread, also runs with h chosen by error control at this "
                              "rtol, h within (1e-7, the largest --h)")
-    parser.add_argument("--contact-resolution", type=float,
-                        help="StepperSettings.contact_resolution of the --spread runs "
-                             "(default: the library's)")
-    parser.add_argument("--sustained-resolution", type=float,
-                        help="StepperSettings.sustained_resolution of the --spread runs "
-                             "(default: the library's)")
-    parser.add_argument("--settling-resolution", type=_resolution,
-                        help="StepperSettings.settling_resolution of the --spread runs, a "
-                             "number or none (default: the library's)")
+    for name, kind, what in (("contact", float, ""), ("sustained", float, ""),
+                             ("settling", _resolution, ", a number or none")):
+        parser.add_argument(f"--{name}-resolution", type=kind,
+                            help=f"StepperSettings.{name}_resolution of the --spread runs"
+                                 f"{what} (default: the library's)")
     parser.add_argument("--measure", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.measure:
