@@ -83,11 +83,11 @@ def measure(joint, clearance, h, mode, bearing="soft", law_scale=None, t_end=5.0
     tic = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        given = dict(settings or {})
         if mode.startswith("rtol"):
             res = nd.simulate(system, t_end, h=(1e-7, h), rtol=float(mode.split()[1]),
-                              progress=False)
+                              progress=False, **given)
         else:
-            given = dict(settings or {})
             if mode != "resolved":
                 given["contact_resolution"] = None
             res = nd.simulate(system, t_end, h=h, progress=False, **given)
