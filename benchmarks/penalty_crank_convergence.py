@@ -32,23 +32,25 @@ It prints the energy (kinetic, gravity's and stored) when the crank first turns 
 mean and its standard error, and the steps per run. ``--rtol R`` adds runs with h chosen by
 error control (h within 1e-7 and the largest ``--h``) before the reference.
 ``--t-end`` shortens the runs (default 5 s); ``--contact-resolution``,
-``--sustained-resolution`` and ``--settling-resolution`` (a number or none) set those
-settings (default: the library's).
+``--hysteresis-resolution`` (a number or none), ``--sustained-resolution`` and
+``--settling-resolution`` (a number or none) set those settings (default: the library's).
 
 The soft bearing with 1 mm of play, 2026-11-27 (``--only A --play 1 --spread 6
 --spread-step 2e-3 --h ... --t-end 2``): 0.634 / 0.629 / 0.635 / 0.644 / 0.628 turns at
 h = 1e-3 / 5e-4 / 2.5e-4 / 1.25e-4 / 6.25e-5; with ``--settling-resolution none`` (every
 sustained contact at ``sustained_resolution``) 0.693 / ... / 0.636, +8.9 % at h = 1e-3
 (docs/guide/case_studies.md).
-The ball joint B with 1 mm of play, 2026-11-27 (``--only B --play 1 --spread 3
---spread-step 2e-3 --h 1e-3 5e-4 2.5e-4 1.25e-4 6.25e-5``): most turns 5.52 / 4.82 / 5.24 /
-5.11 / 4.96 (4, 1, 2, 1 and 0 of 7 a turn off), the energy at 9 pi 0.6831 / - / 0.6812 /
-0.6841 / 0.6785 J (docs/guide/case_studies.md).
+The ball joint B with 1 mm of play, 2026-11-28 (``--only B --play 1 --spread 3
+--spread-step 2e-3 --h 1e-3 5e-4 2.5e-4 1.25e-4 6.25e-5``): most turns 5.10 / 5.10 / 4.958 /
+4.956 / 4.953 (1, 1, 0, 0 and 0 of 7 a turn off), the energy at 9 pi 0.6796 / 0.6825 /
+0.6790 / 0.6781 / 0.6776 J; with ``--hysteresis-resolution none`` (impacts at
+``contact_resolution``, 2026-11-27) 5.52 / 4.82 / 5.24 / 5.11 / 4.96 turns (4, 1, 2, 1 and 0
+a turn off) (docs/guide/case_studies.md).
 
     python benchmarks/penalty_crank_convergence.py [--quick] [--only B|A] [--bearing soft|steel]
         [--h H [H ...]] [--law-scale S] [--jobs N] [--spread N [--spread-step S] [--t-end T]
-        [--play MM] [--rtol R] [--contact-resolution R] [--sustained-resolution R]
-        [--settling-resolution R|none]]
+        [--play MM] [--rtol R] [--contact-resolution R] [--hysteresis-resolution R|none]
+        [--sustained-resolution R] [--settling-resolution R|none]]
 """
 from __future__ import annotations
 
@@ -143,8 +145,9 @@ def main():
     parser.add_argument("--rtol", type=float,
                         help="with --spread, also runs with h chosen by error control at this "
                              "rtol, h within (1e-7, the largest --h)")
-    for name, kind, what in (("contact", float, ""), ("sustained", float, ""),
-                             ("settling", _resolution, ", a number or none")):
+    either = ", a number or none"
+    for name, kind, what in (("contact", float, ""), ("hysteresis", _resolution, either),
+                             ("sustained", float, ""), ("settling", _resolution, either)):
         parser.add_argument(f"--{name}-resolution", type=kind,
                             help=f"StepperSettings.{name}_resolution of the --spread runs"
                                  f"{what} (default: the library's)")
@@ -189,8 +192,8 @@ def spread(args, steps):
           f"{'range':>13} {'vs ref':>8} {'+-':>6} {'E 9 pi J':>9} {'+-':>7} {'steps':>6} "
           f"{'CPU s':>7}")
     speeds = [j * args.spread_step for j in range(-args.spread, args.spread + 1)]
-    given = {name: getattr(args, name) for name in ("contact_resolution", "sustained_resolution",
-                                                    "settling_resolution")}
+    given = {name: getattr(args, name) for name in ("contact_resolution", "hysteresis_resolution",
+                                                    "sustained_resolution", "settling_resolution")}
     settings = {name: None if value == "none" else value for name, value in given.items()
                 if value is not None}
     for joint, c in CASES:

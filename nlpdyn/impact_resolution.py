@@ -40,8 +40,9 @@ class _ImpactResolution:
         contact closed longer is sustained: the energy-consistent step carries its slow
         loads at any h, and its omega h counts for ``contact_resolution`` /
         ``sustained_resolution`` of it (0 with ``sustained_resolution`` None): its stiff
-        vibration is stepped at up to ``sustained_resolution``. Last: whether that element
-        is in an impact."""
+        vibration is stepped at up to ``sustained_resolution``. An impact of a contact that
+        remembers its impact speed counts ``contact_resolution`` / ``hysteresis_resolution``
+        of its omega h. Last: whether that element is in an impact."""
         implicit = self.program.implicit
         stiffness = implicit.contact_stiffness
         if not stiffness.any():
@@ -56,7 +57,7 @@ class _ImpactResolution:
                                 stored_omega_h)
         scale = np.where(periods < self.settings.settling_periods, self._settling_scale,
                          self._sustained_scale)
-        omega_h = np.where(impact, true_omega_h, true_omega_h * scale)
+        omega_h = true_omega_h * np.where(impact, self._impact_scale, scale)
         i = int(np.argmax(omega_h))
         return float(omega_h[i]), i, float(true_omega_h[i]), bool(impact[i])
 

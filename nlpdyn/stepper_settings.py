@@ -235,7 +235,8 @@ class StepperSettings:
     contact_resolution: float | None = 0.25
     """Largest omega h of an impact of an energy-consistent contact element (joint stops,
     penalty clearance joints, an implicit range-of-motion cone; ``ForceElement.is_contact``)
-    during its first period 2 pi / omega after it closes: a stiffer one shortens the step (to a
+    during its first period 2 pi / omega after it closes (``hysteresis_resolution`` for a law
+    that remembers its impact speed): a stiffer one shortens the step (to a
     whole fraction of the fixed h, back on its grid after the impact), down to h /
     ``contact_substeps``, so the impact is resolved in time. omega is that of the element's
     stored energy at the step's Newton linearisation, with its bodies free (an upper bound for
@@ -246,6 +247,17 @@ class StepperSettings:
     at up to ``sustained_resolution``. None: every step at h; an unresolved impact's outcome
     (its loss, its duration) then depends on h, and a run with omega h above 1 says so. With
     ``rtol`` the error estimate chooses h through impacts instead."""
+    hysteresis_resolution: float | None = 0.0625
+    """Largest omega h of an impact (as ``contact_resolution``) of a contact whose law's
+    damping follows the impact speed it remembers (``ContactLaw.needs_impact_velocity``:
+    ``LankaraniNikravesh``, ``Pereira``). Pressed in by slow loads after a re-closure, such a
+    contact loses K delta^n 3 (1 - e^2) / (4 v_imp) delta_dot^2 for as long as it lasts, so
+    its loss follows 1 / v_imp; in a rattle each slow re-closure takes v_imp from the bounces
+    before it, whose exit speeds err by about 1 % at omega h = 0.25. Seed 001's ball joint
+    with 1 mm of play (docs/guide/case_studies.md) stalled a turn late at 4 of 7 crank speeds
+    at h = 1e-3 with 0.25, at 1 of 7 with 0.0625, in as many steps; the triple pendulum's
+    Lankarani-Nikravesh stops take 1.13 times the steps. None: as ``contact_resolution``.
+    Used only with ``contact_resolution``."""
     sustained_resolution: float | None = 0.5
     """Largest omega h of a sustained contact (closed for longer than its first period, see
     ``contact_resolution``), down to h / ``contact_substeps`` as there. The energy-consistent
@@ -330,7 +342,8 @@ class StepperSettings:
         for name in ("tie_break", "complementarity_eps"):
             if not (is_number(getattr(self, name)) and getattr(self, name) >= 0):
                 problems.append(f"{name} must be >= 0 (a finite number), got {getattr(self, name)!r}")
-        for name in ("contact_resolution", "sustained_resolution", "settling_resolution"):
+        for name in ("contact_resolution", "hysteresis_resolution", "sustained_resolution",
+                     "settling_resolution"):
             value = getattr(self, name)
             if value is not None and not (is_number(value) and value > 0):
                 problems.append(f"{name} must be None or > 0 (omega h, a finite number), "

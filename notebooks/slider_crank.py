@@ -296,10 +296,10 @@ axes[0, 0].legend(fontsize=7);
 #
 # | clearance | complementarity B | complementarity A | penalty B | penalty A |
 # |---|---|---|---|---|
-# | 0 mm | 8.61 (ideal) | 8.61 (ideal) | 8.45 | 1.16 |
-# | 1e-3 mm | 8.61 (7.02) | 8.60 (7.45) | 6.98 | 0.45 |
-# | 0.1 mm | 8.58 (1.54) | 2.84 (1.64) | 7.84 | 0.48 |
-# | 1 mm | 6.94 (1.68) | 0.51 (0.51) | 4.46 | 0.58 |
+# | 0 mm | 8.61 (ideal) | 8.61 (ideal) | 8.26 | 0.88 |
+# | 1e-3 mm | 8.61 (7.02) | 8.60 (7.45) | 7.03 | 0.46 |
+# | 0.1 mm | 8.58 (1.54) | 2.84 (1.64) | 7.87 | 0.48 |
+# | 1 mm | 6.94 (1.68) | 0.51 (0.51) | 4.88 | 0.42 |
 # | the seed | constant amplitude at 0 mm, delays growing with c | at 1 mm no more than 2 turns, then oscillates | | |
 #
 # Slider delay against the ideal run at the same h, at the last full stroke before the crank
@@ -307,9 +307,9 @@ axes[0, 0].legend(fontsize=7);
 # 0.90 s (1 mm, 7 strokes, the crank keeps turning); complementarity A 0.002 s (1e-3 mm, 8),
 # 0.22 s (0.1 mm, 3 strokes, swings back at 2.28 s), 0.008 s (1 mm: 1 stroke before the jam,
 # swings back at 0.71 s). Penalty B never swings back up to 0.1 mm; at 1 mm it does at
-# 3.84 s after 5 strokes; its delay is 0.05 s with no play and 0.43-0.81 s with play.
-# Penalty A swings back at 0.32-0.44 s, before its second stroke, with or without play
-# (with no play it then rocks and creeps on: 1.16 net turns in 5 s).
+# 3.66 s after 5 strokes; its delay is 0.09 s with no play and 0.42-0.70 s with play.
+# Penalty A swings back at 0.32-0.43 s, before its second stroke, with or without play
+# (with no play it then rocks and creeps on: 0.88 net turns in 5 s).
 #
 # - Complementarity (the default contact step: start-of-step normals in sustained contact):
 #   clearance -> 0 tends to the ideal joint, and the slider's delay grows with the
@@ -322,14 +322,15 @@ axes[0, 0].legend(fontsize=7);
 #   joints: that was the step's O(h) dissipation in sliding contact, not the clearance.
 # - Penalty (Lankarani-Nikravesh, e = 0.75, energy-consistent implicit, h = 2.5e-4:
 #   `slider_crank.PENALTY_STEP`, impacts resolved in time by shortened steps). With no play
-#   the ball joint B is a stiff elastic spring: 8.45 turns (the ideal mechanism 8.61), its
-#   potential's residual 4e-6 J. The evaluation before (backward Euler at h = 1e-3) stopped
+#   the ball joint B is a stiff elastic spring: 8.26 turns (the ideal mechanism 8.61; at
+#   h = 6.25e-5, 8.21-8.45 over crank speeds changed by up to 0.6 %, case studies guide), its
+#   potential's residual 1.5e-6 J. The evaluation before (backward Euler at h = 1e-3) stopped
 #   it after 1.75 turns: that was the numerical damping of the stiff law. With play the
-#   law's hysteresis takes 0.05-0.14 J (`work:` in the ledger above): every re-closure of
+#   law's hysteresis takes 0.05-0.15 J (`work:` in the ledger above): every re-closure of
 #   the ball in its socket is an impact with e = 0.75. The revolute joint A swings back
-#   before its second stroke at every clearance, also with no play (losing 0.10 J there):
+#   before its second stroke at every clearance, also with no play (losing 0.07 J there):
 #   on the `"soft"` bearing data (a 10 mm pin, 20 mm long, 2 strips) the compliant pin
-#   tilts. With play its hysteresis takes 0.54-0.57 J. On the `"steel"` data (the seed's
+#   tilts. With play its hysteresis takes 0.53-0.57 J. On the `"steel"` data (the seed's
 #   cylindrical law) A turns like the perfect joint with no play; see the top of this
 #   section.
 # - h (`python benchmarks/penalty_crank_convergence.py --only B`, default midpoint step,
@@ -337,14 +338,15 @@ axes[0, 0].legend(fontsize=7);
 #   loads (a contact period of ~4 ms). The ball joint B's crank angle is within 0.3 % of the
 #   reference at 3 s with no play, and within 1.6 % with 1 mm of play, at every h from 1e-3
 #   down. With 1 mm of play the ball rattles and its hysteresis stalls the crank: after
-#   4.95-4.97 turns at h = 6.25e-5 over 7 initial crank speeds changed by up to 0.6 % of
-#   themselves. At h = 1e-3 and 2.5e-4 the stall is not converged: it is a threshold
-#   (whether the crank clears one more turn) that these h shift, and some speeds stall a
-#   turn late (mean of the 7: 5.52 / 5.24 turns; `--only B --play 1 --spread 3
-#   --spread-step 2e-3 --h 1e-3 2.5e-4 6.25e-5`, case studies guide). Its crank angle at 2 s
-#   converges; the energy lost before the stall does not: by 9 pi the crank has lost
-#   0.075 J at 6.25e-5 and 4-7 % less at h = 1e-3 ... 1.25e-4, in the ball's long contacts
-#   after slow re-closures, where the law's damping makes the contact overdamped. With the ball's vibration stepped at omega h up to 1.5 (before
+#   4.95-4.96 turns at h = 6.25e-5 over 7 initial crank speeds changed by up to 0.6 % of
+#   themselves. The stall is a threshold (whether the crank clears one more turn): from
+#   h = 2.5e-4 down every speed stalls there, at 1e-3 six of the 7 and one a turn late
+#   (mean 5.10 turns against 4.953, +3.0 %; `--only B --play 1 --spread 3 --spread-step
+#   2e-3 --h 1e-3 5e-4 2.5e-4 1.25e-4 6.25e-5`, 2026-11-28, case studies guide). The loss
+#   before the stall is in the ball's long contacts after slow re-closures, where the
+#   law's damping (proportional to 1 / v_imp) makes the contact overdamped; the impacts
+#   before them are therefore stepped at omega h up to `hysteresis_resolution` = 0.0625
+#   (at 0.25, 4 of the 7 stalled a turn late at h = 1e-3). With the ball's vibration stepped at omega h up to 1.5 (before
 #   `sustained_resolution`), it re-opened at the wrong phase, and the 1e-3 run stalled a
 #   turn early (3.17 turns).
 #   Revolute joint A on the `"steel"` data with 1 mm of play stalls within its first turn

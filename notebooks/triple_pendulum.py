@@ -31,9 +31,8 @@
 # c_e = 0.01, v0 = 0.1 m/s, and 0.1 rad/s for the rotation stop, *ours*).
 #
 # Both laws run with energy-consistent implicit stops (`problems/triple_pendulum.py`), their
-# impacts resolved in time by shortened steps: LN loses 0.1051 J in 4 s at h = 1e-3 (converged
-# 0.1055 J), its ledger's residual 0.2 % of the energy in play (explicit LN stops: 0.1054 J
-# at half the cost, but a residual of 1.1 %); explicit KV stops gain energy at h = 1e-3.
+# impacts resolved in time by shortened steps: LN loses 0.1055 J in 4 s at h = 1e-3
+# (converged 0.1055 J), KV 0.2728 J (converged 0.273 J).
 # h = 1e-3 s; the long KV run (seed Fig. 18) uses h = 2e-3 s.
 # `NLPDYN_QUICK=1`: 1 s runs and a 3 s long run.
 
@@ -192,7 +191,7 @@ print(f"translation at the end: {o['translation'][-1]:.5f} m ("
 # - **Explicit vs implicit stops** (4 s, h scanned; converged losses 0.1055 J LN and
 #   0.2731 J KV at h = 1e-4): explicit LN is accurate (loss within 1 %) up to h = 2e-3, gains
 #   energy from 2.5e-3 on and diverges at 3e-3. Implicit (energy-consistent) LN never gains
-#   energy and loses 0.1051 J at h = 1e-3 with its impacts resolved in time (0.1009 J with
+#   energy and loses 0.1055 J at h = 1e-3 with its impacts resolved in time (0.1010 J with
 #   every step at h, `contact_resolution=None`, where they are not; each its own work);
 #   backward Euler damps each impact (0.21 J at 1e-3,
 #   0.13 J at 1e-4). Explicit KV gains energy from h = 8e-4 on and dissipates too little

@@ -22,23 +22,20 @@ rotation, n = 1.5, e = 0.75) or the modified Kelvin-Voigt law of seed 001 eq. 54
 same K with n = 1, c_e = 0.01, v0 = 0.1 m/s for translation and, *ours*, 0.1 rad/s for
 rotation).
 
-Where the stops are evaluated (``EVALUATION``), measured on this case over 4 s (energy E,
-E0 = 0 at the start; converged losses 0.1055 J for ln and 0.273 J for kv, h = 1e-4):
+Where the stops are evaluated (``EVALUATION``), measured on this case over 4 s at h = 1e-3
+with the default scheme "midpoint" (converged losses 0.1055 J for ln and 0.273 J for kv;
+``python benchmarks/explicit_vs_implicit.py``, 2026-11-28):
 
-- ln, implicit (energy-consistent, its impacts resolved in time by shortened steps, the
-  default ``contact_resolution``): loss 0.1051 J at 1e-3 (172 of 4109 steps shortened),
-  the law's own work, and the ledger's residual 0.18 % of the energy in play. Explicit
-  (start of step): loss 0.1054 J at 1e-3, within 1 % of converged for h <= 2e-3, at
-  half the cost, but its residual is 1.1 % of the energy in play at 1e-3; energy gained
-  from 2.5e-3 on, diverged at 3e-3. Backward Euler damps each impact: loss 0.21 J at 1e-3,
-  0.13 J at 1e-4.
-- kv, implicit: loss 0.2735 / 0.2733 / 0.2731 J at 1e-3 / 2.5e-4 / 1e-4 (backward Euler
-  0.2745 J at 1e-3). Explicit gains energy from h = 8e-4 on (+160 J at 1e-3) and loses too
-  little (0.13-0.23 J) up to 5e-4: the loading/unloading switch over v0 acts like a stiff
-  damper.
+- ln, implicit (energy-consistent, its impacts resolved in time by shortened steps at
+  ``hysteresis_resolution``): loss 0.1055 J (761 of 4651 steps shortened; 0.1048 J in 4114
+  with its impacts at ``contact_resolution``), the law's own work. Explicit (start of
+  step): loss 0.1059 J, 0.80 against 1.07 ms a step of h (one run each). Backward Euler damps
+  each impact: loss 0.199 J.
+- kv, implicit: loss 0.2728 J (backward Euler 0.2742 J, explicit 0.2707 J; with the seed's
+  scheme "euler" explicit gained energy from h = 8e-4 on, +160 J at 1e-3: the
+  loading/unloading switch over v0 acts like a stiff damper).
 
-(``python benchmarks/explicit_vs_implicit.py``; the h scans by ``run(law, evaluation=...,
-h=...)``.)
+(The h scans by ``run(law, evaluation=..., h=...)``.)
 """
 from __future__ import annotations
 

@@ -169,19 +169,18 @@ def test_penalty_revolute_with_1mm_play_runs_at_the_default_settings():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 21: B's stall at h = 1e-3 is a threshold the "
-                   "discretisation shifts: a turn late at this crank speed (5.95 against 4.96)")
 def test_penalty_ball_joint_with_play_stalls_where_the_converged_run_does():
     """Ball joint B as a penalty joint with 1 mm of play (Lankarani-Nikravesh): the ball
-    rattles, and its losses stall the crank after about five turns (4.95-4.97 at
-    h = 6.25e-5 over 7 crank speeds changed by up to 0.6 %). At h = 1e-3 the crank should
-    reach within 3 % of the turns it reaches at h = 6.25e-5. It does not: the stall is a
-    threshold, and the steps of h = 1e-3 lose 6 % too little energy before it, in the long
-    contacts that follow the ball's slow re-closures (there the law's damping,
-    K delta^n 3 (1 - e^2) / (4 v_imp), is large: v_imp ~ 1 cm/s), so at this speed the
-    crank clears one more turn (docs/guide/case_studies.md). Stepped at up to 1.5, the
-    ball re-opened at the wrong phase of its vibration and the crank stalled a turn early
-    (3.98 against 4.95 turns)."""
+    rattles, and its losses stall the crank after about five turns (4.95-4.96 at
+    h = 6.25e-5 over 7 crank speeds changed by up to 0.6 %). At h = 1e-3 the crank reaches
+    within 3 % of the turns it reaches at h = 6.25e-5 (measured 4.95 against 4.95). The
+    stall is a threshold: the loss before it is in the long contacts that follow the ball's
+    slow re-closures, where the law's damping K delta^n 3 (1 - e^2) / (4 v_imp) follows
+    1 / v_imp, so the impacts before them are stepped at ``hysteresis_resolution``; at
+    ``contact_resolution``'s 0.25 the crank cleared one more turn here (5.95), and at 4 of
+    the 7 speeds (at this h 1 of the 7 still does; docs/guide/case_studies.md). Stepped at up
+    to 1.5, the ball re-opened at the wrong phase of its vibration and the crank stalled a
+    turn early (3.98 against 4.95 turns)."""
     def largest_turns(h):
         res = nd.simulate(slider_crank.build(spherical_clearance=1e-3, model="penalty"),
                           t_end=5.0, h=h, progress=False)
