@@ -323,7 +323,7 @@ axes[0, 0].legend(fontsize=7);
 # - Penalty (Lankarani-Nikravesh, e = 0.75, energy-consistent implicit, h = 2.5e-4:
 #   `slider_crank.PENALTY_STEP`, impacts resolved in time by shortened steps). With no play
 #   the ball joint B is a stiff elastic spring: 8.26 turns (the ideal mechanism 8.61; at
-#   h = 6.25e-5, 8.21-8.45 over crank speeds changed by up to 0.6 %, case studies guide), its
+#   h = 6.25e-5, 8.22-8.45 over crank speeds changed by up to 0.6 %, case studies guide), its
 #   potential's residual 1.5e-6 J. The evaluation before (backward Euler at h = 1e-3) stopped
 #   it after 1.75 turns: that was the numerical damping of the stiff law. With play the
 #   law's hysteresis takes 0.05-0.15 J (`work:` in the ledger above): every re-closure of
@@ -353,11 +353,11 @@ axes[0, 0].legend(fontsize=7);
 #   and rocks. Its rattle is chaotic: a change of 1e-6 in the initial crank speed moves the
 #   rocking's angle at 2 s by 12 %, so one run's number does not converge, but their
 #   distribution does. Over 13 crank speeds (changed by -6e-5 ... 6e-5 of themselves) the
-#   largest angle in 1 s is 0.579 +- 0.026 turns at h = 1e-3, 0.582 at 1.25e-4 and 0.577
-#   at 6.25e-5: at 1e-3 within 0.3 % (standard error 1.9 %) of the finest
-#   (`python benchmarks/penalty_crank_convergence.py --only A --bearing steel --play 1
-#   --spread 6 --h 1e-3 1.25e-4 6.25e-5 --t-end 1 --jobs 1`, 2026-11-27, ~30 s of CPU per
-#   run at every h). At 1e-3 it used to sit 8 % high, and 3 of 8 runs failed: the bearing's
+#   largest angle in 1 s is 0.575 +- 0.021 turns at h = 1e-3 and 0.581 at 6.25e-5 (0.576
+#   with the bearing's impacts at omega h <= 0.03125): at 1e-3 within 1.0 % (standard
+#   error 1.6 %) of the finest (`python benchmarks/penalty_crank_convergence.py --only A
+#   --bearing steel --play 1 --spread 6 --h 1e-3 --t-end 1 --jobs 1`, and `--h 6.25e-5`,
+#   2026-11-28, 47-59 s of CPU per run). At 1e-3 it used to sit 8 % high, and 3 of 8 runs failed: the bearing's
 #   contact (omega ~5e4 rad/s) needs steps below h / 64, and a re-closure late in a step
 #   went unseen (force elements guide, "Impacts resolved in time").
 # - What differs: with no or little play the complementarity joints behave like the ideal
