@@ -164,23 +164,23 @@ print(f"translation at the end: {o['translation'][-1]:.5f} m ("
 # %% [markdown]
 # ## What matches the seed (numbers from the full run: 4 s at h = 1e-3 s, 60 s at 2e-3 s)
 #
-# - **LN stops rebound.** Every translation-stop contact lasts 6-7 ms and the bodies leave
+# - **LN stops rebound.** Every translation-stop contact lasts 7-9 ms and the bodies leave
 #   the stop: 8 translation-stop contacts (both stops) and 2 rotation-stop contacts in 4 s,
 #   the rotation stops hit alternately (+45 deg at 1.05 s, -45 deg at 2.64 s, +45 deg at
-#   4.13 s), as in seed Fig. 16. Largest penetrations 3.8 mm and 1.2 deg. The swing of
+#   4.13 s), as in seed Fig. 16. Largest penetrations 3.9 mm and 1.2 deg. The swing of
 #   body 1 about the vertical shrinks only slightly per half-period (94, 86 deg; in an 8 s
 #   run 94, 86, 85, 87, 73 deg) and 0.105 J are lost in 4 s.
 # - **KV stops dissipate fast, and keep a residual deformation in the end.** The first
-#   translation contact (lower stop) lasts 14 ms (0.329-0.343 s) and body 2 rebounds
+#   translation contact (lower stop) lasts 10 ms (0.329-0.339 s) and body 2 rebounds
 #   slowly: with c_e = 0.01 the stop pushes back with 1 % of its loading stiffness. Later
-#   contacts last 11 ms to 0.69 s, where the swing keeps body 2 in the stop (seed Fig. 17's
+#   contacts last 10 ms to 0.68 s, where the swing keeps body 2 in the stop (seed Fig. 17's
 #   dwell); 7 translation-stop and 6 rotation-stop contacts in 4 s. (With backward Euler at
 #   h >= 5e-4 the first contact lasted 0.71 s: the stiff loading branch damped numerically,
 #   `tests/test_triple_pendulum.py`.) The swing amplitude drops fast (81, 72 deg) and
-#   0.2735 J are lost in 4 s, 2.6 times LN's.
+#   0.2728 J are lost in 4 s, 2.6 times LN's.
 # - **Long KV run (Fig. 18).** The stops take 0.33 J in the first 5 s and 0.05 J in
-#   15-20 s; the last contact starts at 47.75 s, after which nothing more touches the stops
-#   up to 60 s: the translation sits in its upper stop with a residual penetration of 87 um
+#   15-20 s; the last contact starts at 47.76 s, after which nothing more touches the stops
+#   up to 60 s: the translation sits in its upper stop with a residual penetration of 85 um
 #   and the motion goes on at constant energy
 #   (|w1| 0.2-0.8 rad/s). *Not quite the seed's picture* (measured with the earlier
 #   backward-Euler stops): run on to 100 s, body 3 touches
@@ -188,12 +188,17 @@ print(f"translation at the end: {o['translation'][-1]:.5f} m ("
 #   rate): what is left is a quasi-periodic, chaotic motion, not a settled swing. The
 #   seed's caption speaks of a "null" restitution coefficient; the law needs c_e > 0 and
 #   CASES.md fixes c_e = 0.01.
-# - **Explicit vs implicit stops** (4 s, h scanned; converged losses 0.1055 J LN and
-#   0.2731 J KV at h = 1e-4): explicit LN is accurate (loss within 1 %) up to h = 2e-3, gains
-#   energy from 2.5e-3 on and diverges at 3e-3. Implicit (energy-consistent) LN never gains
-#   energy and loses 0.1055 J at h = 1e-3 with its impacts resolved in time (0.1010 J with
-#   every step at h, `contact_resolution=None`, where they are not; each its own work);
-#   backward Euler damps each impact (0.21 J at 1e-3,
-#   0.13 J at 1e-4). Explicit KV gains energy from h = 8e-4 on and dissipates too little
-#   (0.13-0.23 J) for 5e-4 <= h <= 7.5e-4; implicit KV is stable and loses 0.2735 J at 1e-3,
-#   within 0.2 % of converged.
+# - **Explicit vs implicit stops** (4 s, h scanned, the default scheme `midpoint`,
+#   2026-11-28, `tp.run(law, h=h, evaluation=...)`; converged losses 0.1055 J LN and
+#   0.2730 J KV at h = 1e-4). Implicit (energy-consistent) LN loses 0.1055 J at h = 2e-3,
+#   1e-3 and 1e-4 with its impacts resolved in time, its energy never above the start by
+#   more than 1.3e-6 J (0.1010 J at 1e-3 with every step at h, `contact_resolution=None`,
+#   where they are not; each its own work). Explicit LN loses 0.1055 / 0.1059 / 0.1053 /
+#   0.1076 / 0.1063 J at h = 5e-4 / 1e-3 / 2e-3 / 2.5e-3 / 3e-3, within 1 % up to 2e-3, but
+#   its energy rises above the start on the way (by 2.6e-3 J at 2e-3, 1.0e-2 J at 3e-3).
+#   Backward Euler damps each impact: 0.199 J at 1e-3, 0.112 J at 1e-4. Implicit KV loses
+#   0.2725 / 0.2728 / 0.2726 / 0.2730 J at h = 2e-3 / 1e-3 / 2.5e-4 / 1e-4 (backward Euler
+#   0.2742 J at 1e-3). Explicit KV is erratic: 0.2731 / 0.1807 / 0.2707 J at 5e-4 / 7.5e-4 /
+#   1e-3, and its runs fail at 1.5e-3 (at 3.1 s) and 2e-3 (at 0.76 s): the
+#   loading/unloading switch over v0 acts like a stiff damper. (With the seed's scheme
+#   `euler` explicit KV gained energy from h = 8e-4 on.)
