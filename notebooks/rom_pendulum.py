@@ -268,9 +268,10 @@ if not QUICK:
 #   restricting moment acts in 8 separate contacts (first at t = 0.427 s); it deflects the
 #   pendulum sideways, so the centre of mass reaches y = 0.22 m against 0.16 m without the
 #   cone (the seed: y reaches higher values with the cone).
-# - Energy: with j = 0 the total (kinetic + gravity + the cone's stored energy) ends 0.0045 J
-#   above its start and ranges over 0.134 J in 5 s (0.7 % of the 18.76 J swing energy; the
-#   free pendulum's O(h) range at this h is 0.019 J; the range halves with h). Kinetic +
+# - Energy: with j = 0 the total (kinetic + gravity + the cone's stored energy) ends 5e-6 J
+#   above its start and ranges over 3.1e-4 J in 5 s (0.002 % of the 18.76 J swing energy;
+#   the free pendulum's range at this h is 8e-6 J; with the seed's scheme `euler` 0.134 J
+#   and 0.019 J, its O(h) error; 2026-11-28, the full run). Kinetic +
 #   gravity alone dips by up to 11.3 J in the compression phase and comes back in the
 #   restitution phase, the seed's Fig. 20 behaviour. With j = 3.39 N m s the energy falls
 #   monotonically (18.76 J lost), the pendulum never reaches the cone (no restricting moment,
@@ -278,9 +279,9 @@ if not QUICK:
 # - delta_sigma sweep: larger delta_sigma lets the pendulum further beyond the cone (3.8, 6.6,
 #   9.2, 11.4, 13.2 deg for 1.5 ... 21.5 deg) with a smaller peak moment (226, 223, 186, 155,
 #   133 N m); only delta_sigma = 1.5 deg reaches m_p = 226 N m, as in the seed's Fig. 23b.
-#   Energy is conserved in all five (end error <= 0.032 J).
+#   Energy is conserved in all five (end error <= 5.4e-5 J).
 # - m_p sweep: larger m_p, stiffer joint: 11.9, 10.2, 9.2, 8.4, 7.9 deg beyond the cone for
-#   126 ... 326 N m; energy conserved in all (end error <= 0.0075 J).
+#   126 ... 326 N m; energy conserved in all (end error <= 7.8e-6 J).
 # - Cost (Fig. 21; the cost cell in full mode, `MPLBACKEND=Agg python
 #   notebooks/rom_pendulum.py`, 5 s, `rtol=1e-3`, one run on a shared 2-core machine): with
 #   the cone evaluated at the end of the step, no RoM takes 1600 solves (0.37 s CPU), the RoM
@@ -319,4 +320,4 @@ if not QUICK:
 # - kappa is the angle between u_r and the cone surface, not the polar-chart distance of
 #   eq. 33, and the moment direction is the seed's u_r x n normalised: with both, the moment
 #   is the exact gradient of V(kappa), which is why the total energy above is conserved to
-#   the stepper's O(h).
+#   the stepper's own error.
