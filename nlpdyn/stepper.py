@@ -187,11 +187,11 @@ class Stepper(_StepperState, _StepControl, _ImpactResolution, _StepSolves, _Midp
         # an impact of a contact that remembers its impact speed (a contact element's memory)
         # is measured against hysteresis_resolution
         hysteresis = settings.hysteresis_resolution
-        remembers = ([getattr(cs.force_elements[j], "history_size", 0) > 0
-                      for j in self.program.implicit.contacts]
-                     if self.program.implicit is not None else [])
-        self._impact_scale = np.where(
-            remembers, 1.0 if hysteresis is None or limit is None else limit / hysteresis, 1.0)
+        implicit = self.program.implicit
+        remembers = ([cs.force_elements[j].history_size > 0 for j in implicit.contacts]
+                     if implicit is not None else [])
+        ratio = 1.0 if hysteresis is None or limit is None else limit / hysteresis
+        self._impact_scale = np.where(remembers, ratio, 1.0)
 
     def _warn_linearisation(self, clearances):
         """Linearised gaps alone (no gap iterations, no projection) penetrate by about
